@@ -1,0 +1,68 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/command.h"
+#include "harness/build_info.h"
+#include "harness/errors.h"
+#include "runtime/status.h"
+
+namespace pebench {
+
+std::vector<std::unique_ptr<Command>>& command_registry() {
+  static std::vector<std::unique_ptr<Command>> commands;
+  return commands;
+}
+
+namespace {
+std::vector<std::string>& mutable_command_line() {
+  static std::vector<std::string> args;
+  return args;
+}
+}  // namespace
+
+const std::vector<std::string>& command_line() { return mutable_command_line(); }
+
+int pebench_main(int argc, char** argv) {
+  mutable_command_line().assign({"pebench"});
+  for (int i = 1; i < argc; ++i) mutable_command_line().push_back(argv[i]);
+  CLI::App app{"pebench: Vulkan compute benchmarks for Transformer positional encodings and attention", "pebench"};
+  app.set_version_flag("--version", fmt::format("pebench {} ({})", build_info().version, build_info().git_commit));
+  app.require_subcommand(1);
+  auto& commands = command_registry();
+  std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a->name() < b->name(); });
+  std::vector<std::pair<CLI::App*, Command*>> subs;
+  for (auto& c : commands) {
+    CLI::App* sub = app.add_subcommand(c->name(), c->description());
+    c->configure(*sub);
+    subs.emplace_back(sub, c.get());
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "pebench: error: %s\n", e.what());
+    return 2;
+  }
+  for (auto& [sub, cmd] : subs) {
+    if (!sub->parsed()) continue;
+    try {
+      return cmd->run(*sub);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "pebench %s: error: %s\n", cmd->name().c_str(), e.what());
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "pebench %s: error: %s\n", cmd->name().c_str(), e.what());
+      return 1;
+    }
+  }
+  return 2;
+}
+
+}  // namespace pebench

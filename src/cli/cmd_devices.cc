@@ -1,0 +1,59 @@
+// `pebench devices [--json]`: every Vulkan physical device and what pebench
+// needs to know about it.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/vulkan_session.h"
+#include "harness/report.h"
+
+namespace pebench {
+namespace {
+
+class DevicesCommand : public Command {
+ public:
+  std::string name() const override { return "devices"; }
+  std::string description() const override { return "list every Vulkan device and its relevant properties"; }
+  void configure(CLI::App& app) override { app.add_flag("--json", json_, "print JSON (the report's device objects)"); }
+
+  int run(CLI::App&) override {
+    VulkanSession s = open_vulkan(false);
+    if (json_) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& d : s.devices) all.push_back(device_json(d));
+      std::cout << all.dump(2) << "\n";
+      return 0;
+    }
+    for (const auto& d : s.devices) {
+      const auto& l = d.limits;
+      std::cout << fmt::format("[{}] {}\n", d.index, d.name);
+      std::cout << fmt::format("    vendor 0x{:04x}  device 0x{:04x}  type {}\n", d.vendor_id, d.device_id,
+                               device_type_name(d.type));
+      std::cout << fmt::format("    driver {} ({}), version {}\n", d.driver_name.empty() ? "?" : d.driver_name,
+                               d.driver_info, driver_version_string(d.vendor_id, d.driver_id, d.driver_version_raw));
+      std::cout << fmt::format("    Vulkan {}  subgroup {} (range {}-{})\n", api_version_string(d.api_version),
+                               d.subgroup.size, d.subgroup.min_size, d.subgroup.max_size);
+      std::cout << fmt::format("    fp16 storage {}  fp16 math {}  int8 {}\n", d.features.storage_buffer_16bit ? "yes" : "no",
+                               d.features.shader_float16 ? "yes" : "no", d.features.shader_int8 ? "yes" : "no");
+      std::cout << fmt::format("    shared memory {} KiB  max invocations {}  max storage buffer {} MiB\n",
+                               l.max_compute_shared_memory_size / 1024, l.max_compute_work_group_invocations,
+                               l.max_storage_buffer_range / (1024 * 1024));
+      if (d.timestamps_supported()) {
+        std::cout << fmt::format("    timestamps yes: {} valid bits, period {} ns\n", d.timestamp_valid_bits,
+                                 l.timestamp_period);
+      } else {
+        std::cout << "    timestamps no (wall-clock timing)\n";
+      }
+    }
+    return 0;
+  }
+
+ private:
+  bool json_ = false;
+};
+
+PEBENCH_REGISTER_COMMAND(DevicesCommand);
+
+}  // namespace
+}  // namespace pebench

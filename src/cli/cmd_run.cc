@@ -1,0 +1,211 @@
+// `pebench run`: expands a sweep, runs it on the selected devices through
+// Google Benchmark, validates every case and writes the report.
+//
+// Exit status: 0 when every case that ran validated (skipped and unsupported
+// cases are fine) and at least one ran; 1 when a case failed or errored, or
+// none could run; 2 for bad arguments; 130 when interrupted.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <csignal>
+#include <iostream>
+
+#include "analysis/text_table.h"
+#include "cli/command.h"
+#include "cli/vulkan_session.h"
+#include "harness/bench_driver.h"
+#include "harness/errors.h"
+#include "harness/presets.h"
+#include "harness/registry.h"
+#include "harness/report.h"
+#include "harness/sweep.h"
+
+namespace pebench {
+namespace {
+
+void on_sigint(int) {
+  g_interrupted = true;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
+}
+
+std::string format_time(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
+  return fmt::format("{:.3f} ms", ns / 1e6);
+}
+
+class RunCommand : public Command {
+ public:
+  std::string name() const override { return "run"; }
+  std::string description() const override {
+    return "run a sweep, validate every case and write a report (Google Benchmark --benchmark_* flags pass through)";
+  }
+
+  void configure(CLI::App& app) override {
+    app.allow_extras();  // --benchmark_* flags, checked in run()
+    app.add_option("--device", device_, "all | INDEX | NAME-SUBSTRING (default: first discrete GPU, else first device)");
+    app.add_option("--variant", variants_, "variant globs, comma-separated (e.g. 'attn.*,rope.apply')");
+    app.add_option("--impl", impls_, "impls, comma-separated (e.g. naive,flash)");
+    app.add_option("--preset", preset_, "named sweep: quick, standard, llm, mobile");
+    for (const auto& [flag, key] : kAxisFlags) app.add_option(flag, axis_text_[key], "sweep axis " + key + " (comma list)");
+    app.add_option("--param", params_, "KEY=V[,V...] for any variant parameter (repeatable)");
+    app.add_option("--out", out_, "report file")->capture_default_str();
+    app.add_option("--dump", dump_, "write inputs/outputs of every case as NPY under DIR");
+    app.add_flag("--no-validate", no_validate_, "skip checking results against the float64 reference");
+    app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
+    app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")->capture_default_str();
+    app.add_flag("--quiet", quiet_, "no progress lines");
+  }
+
+  int run(CLI::App& app) override {
+    // Sweep specification.
+    SweepSpec spec;
+    const Preset* preset = nullptr;
+    if (!preset_.empty()) {
+      preset = find_preset(preset_);
+      if (!preset) {
+        std::string names;
+        for (const auto& p : presets()) names += (names.empty() ? "" : ", ") + p.name;
+        throw UsageError(fmt::format("unknown preset '{}' (available: {})", preset_, names));
+      }
+      spec.variant_globs = preset->variants;
+      spec.preset_axes = preset->axes;
+      spec.preset_overrides = preset->overrides;
+    }
+    if (!variants_.empty()) spec.variant_globs = split_list(variants_, "--variant");
+    if (!impls_.empty()) spec.impls = split_list(impls_, "--impl");
+    for (const auto& [flag, key] : kAxisFlags) {
+      if (!axis_text_[key].empty()) spec.axes[key] = split_list(axis_text_[key], flag);
+    }
+    for (const auto& p : params_) {
+      const auto eq = p.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == p.size()) {
+        throw UsageError(fmt::format("malformed --param '{}': expected KEY=V[,V...]", p));
+      }
+      const std::string key = p.substr(0, eq);
+      auto values = split_list(p.substr(eq + 1), "--param " + key);
+      auto& dst = spec.axes[key];
+      dst.insert(dst.end(), values.begin(), values.end());
+    }
+    const auto planned = expand_sweep(Registry::instance(), spec);
+    if (planned.empty()) throw UsageError("the selection matches no case");
+
+    // Google Benchmark flags.
+    std::vector<std::string> gb_args{"pebench"};
+    bool user_min_time = false;
+    for (const auto& extra : app.remaining()) {
+      if (extra.rfind("--benchmark_", 0) != 0) throw UsageError(fmt::format("unknown option '{}'", extra));
+      user_min_time = user_min_time || extra.rfind("--benchmark_min_time", 0) == 0;
+      gb_args.push_back(extra);
+    }
+    std::vector<char*> gb_argv;
+    for (auto& a : gb_args) gb_argv.push_back(a.data());
+    int gb_argc = static_cast<int>(gb_argv.size());
+    benchmark::Initialize(&gb_argc, gb_argv.data());
+    if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+
+    // Devices.
+    VulkanSession vk = open_vulkan(vk_validation_);
+    const auto selected = select_devices(vk.devices, device_);
+    std::vector<std::unique_ptr<GpuContext>> contexts;
+    nlohmann::json devices = nlohmann::json::array();
+    std::vector<SweepCase> cases;
+    for (uint32_t idx : selected) {
+      auto ctx = GpuContext::Create(*vk.instance, vk.devices[idx]);
+      if (!ctx.ok()) {
+        throw std::runtime_error(fmt::format("cannot open device {} ({}): {}", idx, vk.devices[idx].name,
+                                             ctx.status().message()));
+      }
+      contexts.push_back(std::move(ctx).value());
+      devices.push_back(device_json(vk.devices[idx]));
+      for (const auto& pc : planned) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
+    }
+
+    nlohmann::json header;
+    header["schema"] = kReportSchema;
+    header["tool"] = tool_json();
+    header["created"] = iso8601_now();
+    header["command"] = command_line();
+    header["host"] = host_json();
+    header["devices"] = devices;
+    header["run"] = {{"preset", preset_.empty() ? nullptr : nlohmann::json(preset_)},
+                     {"seed", seed_},
+                     {"validate", !no_validate_},
+                     {"vulkan_validation", vk_validation_},
+                     {"cases", cases.size()}};
+    ReportWriter writer(out_, header);
+    writer.flush();  // fail early (and visibly) if the report cannot be written
+
+    DriverOptions options;
+    options.run.validate = !no_validate_;
+    options.run.dump_dir = dump_;
+    options.run.seed = seed_;
+    options.progress = quiet_ ? nullptr : stderr;
+    if (!user_min_time) options.min_time_s = preset ? preset->min_time_s : 0.1;
+
+    std::signal(SIGINT, on_sigint);
+    BenchDriver driver(*vk.instance, writer, options);
+    driver.run(cases);
+    std::signal(SIGINT, SIG_DFL);
+    writer.flush();
+
+    return summarize(writer);
+  }
+
+ private:
+  int summarize(const ReportWriter& writer) {
+    TextTable table({"dev", "variant", "impl", "dtype", "params", "status", "median", "GB/s", "GFLOP/s", "nmse"});
+    for (size_t c : {6, 7, 8, 9}) table.align_right(c);
+    size_t ok = 0, bad = 0, other = 0;
+    std::string first_bad, first_other;
+    for (const auto& r : writer.results()) {
+      std::string median = "-", gbps = "-", gflops = "-", nmse = "-";
+      if (r.time) {
+        median = format_time(r.time->median);
+        if (r.cost.bytes > 0) gbps = fmt::format("{:.2f}", r.cost.bytes / r.time->median);
+        if (r.cost.flops > 0) gflops = fmt::format("{:.2f}", r.cost.flops / r.time->median);
+      }
+      if (r.validation.ran) nmse = fmt::format("{:.2g}", r.validation.nmse);
+      table.add_row({fmt::format("d{}", r.device), r.variant, r.impl, r.dtype, r.label,
+                     status_name(r.status), median, gbps, gflops, nmse});
+      if (r.status == CaseStatus::kOk) {
+        ++ok;
+      } else if (r.status == CaseStatus::kFailed || r.status == CaseStatus::kError) {
+        if (bad++ == 0) first_bad = fmt::format("{} {}: {}", r.id, status_name(r.status), r.reason);
+      } else if (other++ == 0) {
+        first_other = fmt::format("{} {}: {}", r.id, status_name(r.status), r.reason);
+      }
+    }
+    std::cout << table.text();
+    std::cout << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported; report: {}\n", ok, bad, other,
+                             writer.path());
+    if (g_interrupted) {
+      std::cerr << "pebench run: interrupted; the report holds the cases that finished\n";
+      return 130;
+    }
+    if (bad > 0) {
+      std::cerr << "pebench run: error: " << first_bad << "\n";
+      return 1;
+    }
+    if (ok == 0) {
+      std::cerr << "pebench run: error: no case ran" << (first_other.empty() ? "" : ": " + first_other) << "\n";
+      return 1;
+    }
+    return 0;
+  }
+
+  inline static const std::vector<std::pair<std::string, std::string>> kAxisFlags = {
+      {"--batch", "batch"}, {"--seq", "seq"},   {"--kv-seq", "kv_seq"}, {"--heads", "heads"},
+      {"--kv-heads", "kv_heads"}, {"--dim", "dim"}, {"--dtype", "dtype"}, {"--causal", "causal"}};
+
+  std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
+  std::map<std::string, std::string> axis_text_;
+  std::vector<std::string> params_;
+  bool no_validate_ = false, vk_validation_ = false, quiet_ = false;
+  uint64_t seed_ = 0;
+};
+
+PEBENCH_REGISTER_COMMAND(RunCommand);
+
+}  // namespace
+}  // namespace pebench

@@ -1,0 +1,202 @@
+#include "harness/bench_driver.h"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace pebench {
+
+std::atomic<bool> g_interrupted{false};
+
+std::string short_params(const Variant& v, const Params& p, const std::vector<std::string>& explicit_keys) {
+  static const char* kShape[] = {"batch", "heads", "kv_heads", "seq", "kv_seq", "dim", "d_model", "causal"};
+  std::string out;
+  auto add = [&](const std::string& k) { out += (out.empty() ? "" : " ") + k + "=" + param_to_string(p.get(k)); };
+  for (const char* k : kShape) {
+    if (!p.has(k)) continue;
+    if ((std::string(k) == "kv_heads" && p.get(k) == p.get("heads")) ||
+        (std::string(k) == "kv_seq" && p.get(k) == p.get("seq"))) {
+      continue;
+    }
+    add(k);
+  }
+  for (const auto& s : v.params()) {
+    bool is_shape = false;
+    for (const char* k : kShape) is_shape = is_shape || s.key == k;
+    if (is_shape || !p.has(s.key)) continue;
+    const bool given = std::find(explicit_keys.begin(), explicit_keys.end(), s.key) != explicit_keys.end();
+    if (given || (s.default_value && *s.default_value != p.get(s.key))) add(s.key);
+  }
+  return out;
+}
+
+namespace {
+
+std::string format_ns(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
+  if (ns < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
+  return fmt::format("{:.3f} s", ns / 1e9);
+}
+
+}  // namespace
+
+// Receives Google Benchmark's runs and hands each finished case to the driver.
+class BenchDriver::Reporter : public benchmark::BenchmarkReporter {
+ public:
+  Reporter(BenchDriver& driver, std::map<std::string, size_t> index) : driver_(driver), index_(std::move(index)) {}
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::map<size_t, std::pair<size_t, std::string>> seen;  // case -> (repetitions, error)
+    for (const Run& r : runs) {
+      if (r.run_type != Run::RT_Iteration) continue;
+      auto it = index_.find(r.run_name.function_name);  // without GB's "/manual_time" suffixes
+      if (it == index_.end()) continue;
+      auto& s = seen[it->second];
+      s.first++;
+      if (r.error_occurred) s.second = r.error_message;
+    }
+    for (const auto& [i, s] : seen) driver_.finish(i, s.first, !s.second.empty(), s.second);
+  }
+
+ private:
+  BenchDriver& driver_;
+  std::map<std::string, size_t> index_;
+};
+
+BenchDriver::BenchDriver(const Instance& instance, ReportWriter& writer, DriverOptions options)
+    : instance_(instance), writer_(writer), options_(std::move(options)) {}
+
+BenchDriver::~BenchDriver() = default;
+
+void BenchDriver::start(size_t index) {
+  run_.reset();
+  current_ = index;
+  ready_ = false;
+  vk_errors_before_ = instance_.validation_error_count();
+  CaseResult& r = results_[index];
+  const SweepCase& c = cases_[index];
+  if (g_interrupted) {
+    r.status = CaseStatus::kSkipped;
+    r.reason = "interrupted";
+    return;
+  }
+  if (!c.planned.rejected.empty()) {
+    r.status = CaseStatus::kSkipped;
+    r.reason = c.planned.rejected;
+    return;
+  }
+  run_ = std::make_unique<CaseRun>(*c.gpu, *c.planned.variant, options_.run, r);
+  ready_ = run_->setup();
+}
+
+void BenchDriver::body(size_t index, void* state_ptr) {
+  auto& st = *static_cast<benchmark::State*>(state_ptr);
+  if (current_ != index) start(index);
+  CaseResult& r = results_[index];
+  if (!ready_ || g_interrupted) {
+    if (g_interrupted && ready_) {
+      r.status = CaseStatus::kSkipped;
+      r.reason = "interrupted";
+      ready_ = false;
+    }
+    st.SkipWithError(fmt::format("{}: {}", status_name(r.status), r.reason).c_str());
+    return;
+  }
+  auto& samples = invocations_[index].emplace_back();
+  try {
+    for (auto _ : st) {
+      const double ns = run_->time_once();
+      st.SetIterationTime(ns * 1e-9);
+      samples.push_back(ns);
+    }
+  } catch (const std::exception& e) {
+    r.status = CaseStatus::kError;
+    r.reason = std::string("while timing: ") + e.what();
+    ready_ = false;
+    st.SkipWithError(r.reason.c_str());
+    return;
+  }
+  st.SetBytesProcessed(static_cast<int64_t>(r.cost.bytes) * st.iterations());
+  st.counters["FLOP/s"] = benchmark::Counter(r.cost.flops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message) {
+  if (finished_[index]) return;
+  finished_[index] = true;
+  if (current_ == index) {
+    run_.reset();  // frees the case's GPU memory; teardown is validated too
+    current_ = SIZE_MAX;
+  }
+  CaseResult& r = results_[index];
+  const auto& inv = invocations_[index];
+  if (!gb_error && !inv.empty()) {
+    std::vector<double> samples;
+    const size_t first = inv.size() > repetitions ? inv.size() - repetitions : 0;
+    for (size_t k = first; k < inv.size(); ++k) samples.insert(samples.end(), inv[k].begin(), inv[k].end());
+    if (!samples.empty()) r.time = time_stats(std::move(samples));
+  }
+  invocations_[index].clear();
+  if (r.status == CaseStatus::kError && r.reason.empty()) r.reason = gb_message;
+  r.vk_validation_errors = instance_.validation_error_count() - vk_errors_before_;
+  if (r.vk_validation_errors > 0 && (r.status == CaseStatus::kOk || r.status == CaseStatus::kFailed)) {
+    const auto msgs = instance_.validation_messages();
+    r.status = CaseStatus::kError;
+    r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
+                           msgs.empty() ? "(see stderr)" : msgs.front());
+  }
+  writer_.add(r);
+  writer_.flush();
+
+  ++done_;
+  if (options_.progress) {
+    const SweepCase& c = cases_[index];
+    std::string line = fmt::format("[{:>{}}/{}] d{} {} {} {} {}", done_, std::to_string(cases_.size()).size(),
+                                   cases_.size(), c.device_index, r.variant, r.impl, r.dtype, r.label);
+    line += fmt::format("  {}", status_name(r.status));
+    if (r.time) {
+      line += fmt::format("  {}", format_ns(r.time->median));
+      if (r.cost.bytes > 0) line += fmt::format("  {:.2f} GB/s", r.cost.bytes / r.time->median);
+      if (r.cost.flops > 0) line += fmt::format("  {:.2f} GFLOP/s", r.cost.flops / r.time->median);
+    }
+    if (r.validation.ran && std::isfinite(r.validation.nmse)) line += fmt::format("  nmse {:.2g}", r.validation.nmse);
+    if (r.status != CaseStatus::kOk) line += "  (" + r.reason + ")";
+    std::fprintf(options_.progress, "%s\n", line.c_str());
+    std::fflush(options_.progress);
+  }
+}
+
+void BenchDriver::run(const std::vector<SweepCase>& cases) {
+  cases_ = cases;
+  results_.assign(cases_.size(), CaseResult{});
+  invocations_.assign(cases_.size(), {});
+  finished_.assign(cases_.size(), false);
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < cases_.size(); ++i) {
+    const SweepCase& c = cases_[i];
+    CaseResult& r = results_[i];
+    r.device = c.device_index;
+    r.variant = c.planned.variant->id();
+    r.params = c.planned.params;
+    r.impl = r.params.impl();
+    r.dtype = r.params.s("dtype");
+    r.id = case_id(c.device_index, *c.planned.variant, r.params);
+    r.label = short_params(*c.planned.variant, r.params, c.planned.explicit_keys);
+    std::string name = fmt::format("d{}/{}/{}/{}", c.device_index, r.variant, r.impl, r.dtype);
+    for (const auto& [k, v] : r.params.values()) {
+      if (k != "impl" && k != "dtype") name += "/" + k + ":" + param_to_string(v);
+    }
+    index[name] = i;
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [this, i](benchmark::State& st) { body(i, &st); });
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (options_.min_time_s > 0) b->MinTime(options_.min_time_s);
+  }
+  Reporter reporter(*this, index);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::ClearRegisteredBenchmarks();
+  run_.reset();
+}
+
+}  // namespace pebench

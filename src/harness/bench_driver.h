@@ -1,0 +1,74 @@
+// BenchDriver: runs a planned sweep through Google Benchmark.
+//
+// Every case is a benchmark (RegisterBenchmark + UseManualTime): its first
+// invocation sets the case up (CaseRun: validation included), every
+// iteration is one GPU-timed execution passed to SetIterationTime, so
+// Google Benchmark's flags (--benchmark_filter, _min_time, _repetitions,
+// _out, ...) keep working. Cases that cannot run are skipped with their
+// reason. When Google Benchmark reports a case, the driver turns its raw
+// samples into a CaseResult, adds it to the report (rewritten atomically),
+// prints a progress line and frees the case's GPU memory.
+#pragma once
+
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/case_run.h"
+#include "harness/gpu_context.h"
+#include "harness/report.h"
+#include "harness/sweep.h"
+#include "runtime/instance.h"
+
+namespace pebench {
+
+struct SweepCase {
+  GpuContext* gpu = nullptr;
+  uint32_t device_index = 0;
+  PlannedCase planned;
+};
+
+struct DriverOptions {
+  RunOptions run;
+  double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
+  FILE* progress = stderr;  // one line per finished case; nullptr: quiet
+};
+
+// Set from a SIGINT handler: remaining cases are skipped as "interrupted".
+extern std::atomic<bool> g_interrupted;
+
+// Short human description of a case's parameters: the shape keys, every
+// parameter that was set explicitly, and every other one whose fixed
+// default it does not have (derived defaults are left out).
+std::string short_params(const Variant& v, const Params& p, const std::vector<std::string>& explicit_keys = {});
+
+class BenchDriver {
+ public:
+  BenchDriver(const Instance& instance, ReportWriter& writer, DriverOptions options);
+  ~BenchDriver();
+  // Registers and runs every case; results go to the writer in sweep order.
+  void run(const std::vector<SweepCase>& cases);
+
+ private:
+  class Reporter;
+  void body(size_t index, void* state);
+  void finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message);
+  void start(size_t index);
+
+  const Instance& instance_;
+  ReportWriter& writer_;
+  DriverOptions options_;
+  std::vector<SweepCase> cases_;
+  std::vector<CaseResult> results_;
+  std::vector<std::vector<std::vector<double>>> invocations_;  // per case: samples of each invocation
+  std::vector<bool> finished_;
+  size_t current_ = SIZE_MAX;
+  std::unique_ptr<CaseRun> run_;
+  bool ready_ = false;
+  uint64_t vk_errors_before_ = 0;
+  size_t done_ = 0;
+};
+
+}  // namespace pebench

@@ -1,0 +1,68 @@
+// CaseRun: one case on one device, from parameters to a timeable state.
+//
+// setup() builds the case, checks it against the device (fp16 storage,
+// maxStorageBufferRange, allocation and heap sizes), allocates and uploads,
+// records the dispatches once between two GPU timestamps, runs them on
+// outputs pre-filled with NaN, reads back, validates against the float64
+// reference (all rows, or a deterministic sample when that would be too
+// slow), dumps if asked, and warms up. It sets the result's status and
+// reason; time_once() then gives one GPU-timed execution in nanoseconds
+// (wall-clock around submit+wait where the queue has no timestamps, recorded
+// as such in result.timing).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/gpu_context.h"
+#include "harness/result.h"
+#include "harness/variant.h"
+#include "runtime/buffer.h"
+#include "runtime/command_buffer.h"
+#include "runtime/pipeline.h"
+#include "runtime/timestamp_query_pool.h"
+
+namespace pebench {
+
+struct RunOptions {
+  bool validate = true;
+  std::string dump_dir;              // empty: no dumps
+  uint64_t seed = 0;                 // mixed with the case's parameters
+  double reference_budget = 4e8;     // float64 operations allowed for one case's reference
+  double warmup_s = 0.02;            // warm-up time after the validation run
+};
+
+class CaseRun {
+ public:
+  CaseRun(GpuContext& ctx, const Variant& variant, const RunOptions& options, CaseResult& result)
+      : ctx_(ctx), variant_(variant), options_(options), result_(result) {}
+  ~CaseRun();
+
+  // True when the case can be timed (status ok or failed).
+  bool setup();
+  // One timed execution, in ns. Throws StatusError on a device failure.
+  double time_once();
+
+ private:
+  void build_and_check();
+  void allocate_and_upload();
+  void record();
+  void validate_and_dump();
+
+  GpuContext& ctx_;
+  const Variant& variant_;
+  const RunOptions& options_;
+  CaseResult& result_;
+
+  std::unique_ptr<Case> case_;
+  std::vector<TensorDesc> descs_;
+  TensorMap host_;
+  std::map<std::string, std::unique_ptr<Buffer>> buffers_;
+  std::vector<std::unique_ptr<DescriptorPool>> pools_;
+  std::unique_ptr<TimestampQueryPool> timestamps_;
+  std::unique_ptr<CommandBuffer> cmd_;
+};
+
+}  // namespace pebench

@@ -1,0 +1,103 @@
+#include "harness/result.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace pebench {
+
+const char* status_name(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::kOk:
+      return "ok";
+    case CaseStatus::kFailed:
+      return "failed";
+    case CaseStatus::kSkipped:
+      return "skipped";
+    case CaseStatus::kUnsupported:
+      return "unsupported";
+    case CaseStatus::kError:
+      return "error";
+  }
+  return "error";
+}
+
+TimeStats time_stats(std::vector<double> samples) {
+  TimeStats t;
+  t.samples = samples;
+  std::sort(samples.begin(), samples.end());
+  const size_t n = samples.size();
+  t.min = samples.front();
+  t.max = samples.back();
+  t.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  t.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
+  double var = 0;
+  for (double s : samples) var += (s - t.mean) * (s - t.mean);
+  t.stddev = n > 1 ? std::sqrt(var / static_cast<double>(n - 1)) : 0.0;
+  return t;
+}
+
+namespace {
+
+// JSON has no inf/NaN: such a number is written as null.
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+nlohmann::json params_to_json(const Params& p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : p.values()) {
+    std::visit([&j, &k = k](const auto& x) { j[k] = x; }, v);
+  }
+  return j;
+}
+
+nlohmann::json result_to_json(const CaseResult& r) {
+  nlohmann::json j;
+  j["id"] = r.id;
+  j["device"] = r.device;
+  j["variant"] = r.variant;
+  j["impl"] = r.impl;
+  j["dtype"] = r.dtype;
+  j["params"] = params_to_json(r.params);
+  j["label"] = r.label;
+  j["status"] = status_name(r.status);
+  j["reason"] = r.reason;
+  if (r.time) {
+    j["time_ns"] = {{"median", r.time->median}, {"min", r.time->min},       {"max", r.time->max},
+                    {"mean", r.time->mean},     {"stddev", r.time->stddev}, {"samples", r.time->samples}};
+    j["timing"] = r.timing;
+  } else {
+    j["time_ns"] = nullptr;
+    j["timing"] = nullptr;
+  }
+  j["bytes"] = r.cost.bytes;
+  j["flops"] = r.cost.flops;
+  if (r.time && r.time->median > 0) {
+    j["gbps"] = r.cost.bytes / r.time->median;   // bytes per ns == GB/s
+    j["gflops"] = r.cost.flops / r.time->median;  // flops per ns == GFLOP/s
+  } else {
+    j["gbps"] = nullptr;
+    j["gflops"] = nullptr;
+  }
+  if (r.validation.ran) {
+    const auto& v = r.validation;
+    nlohmann::json tol = {{"nmse", v.tolerance.nmse}};
+    if (v.tolerance.max_rel > 0) tol["max_rel"] = v.tolerance.max_rel;
+    if (!v.tolerance.model.empty()) tol["model"] = v.tolerance.model;
+    j["validation"] = {{"nmse", number(v.nmse)},
+                       {"max_abs", number(v.max_abs)},
+                       {"max_rel", number(v.max_rel)},
+                       {"tolerance", tol},
+                       {"passed", v.passed},
+                       {"rows_checked", v.rows_checked},
+                       {"rows_total", v.rows_total}};
+    if (!v.detail.empty()) j["validation"]["detail"] = v.detail;
+  } else {
+    j["validation"] = nullptr;
+  }
+  j["vk_validation_errors"] = r.vk_validation_errors;
+  return j;
+}
+
+}  // namespace pebench

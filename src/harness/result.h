@@ -1,0 +1,48 @@
+// CaseResult: everything the report says about one case (interface.md,
+// "results"), with a status and a reason, never a silent zero.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/params.h"
+#include "harness/validate.h"
+#include "harness/variant.h"
+
+namespace pebench {
+
+enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError };
+const char* status_name(CaseStatus s);
+
+struct TimeStats {
+  double median = 0, min = 0, max = 0, mean = 0, stddev = 0;
+  std::vector<double> samples;  // ns, in measurement order
+};
+// Statistics of `samples` (must be non-empty).
+TimeStats time_stats(std::vector<double> samples);
+
+struct CaseResult {
+  uint32_t device = 0;
+  std::string id;
+  std::string variant;
+  std::string impl;
+  std::string dtype;
+  Params params;
+  std::string label;  // short human description of the parameters (shape, non-defaults)
+  CaseStatus status = CaseStatus::kError;
+  std::string reason;
+  std::optional<TimeStats> time;
+  std::string timing;  // "gpu-timestamp" or "wall-clock"
+  Cost cost;
+  ValidationResult validation;
+  uint64_t vk_validation_errors = 0;
+};
+
+nlohmann::json params_to_json(const Params& p);
+nlohmann::json result_to_json(const CaseResult& r);
+
+}  // namespace pebench

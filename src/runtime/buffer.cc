@@ -1,0 +1,105 @@
+#include "runtime/buffer.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "runtime/command_buffer.h"
+
+namespace pebench {
+
+StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceSize size, MemoryUse use) {
+  std::unique_ptr<Buffer> self(new Buffer(device));
+  self->size_ = size < 4 ? 4 : (size + 3) / 4 * 4;
+
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = self->size_;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  PB_VK_RETURN_IF_ERROR(vkCreateBuffer(device.handle(), &info, nullptr, &self->buffer_));
+
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(device.handle(), self->buffer_, &req);
+  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  uint32_t type = UINT32_MAX;
+  switch (use) {
+    case MemoryUse::kDevice:
+      if (device.info().has_unified_memory) {
+        type = device.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host);
+      }
+      if (type == UINT32_MAX) type = device.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+      if (type == UINT32_MAX) type = device.find_memory_type(req.memoryTypeBits, 0);
+      break;
+    case MemoryUse::kStaging:
+      type = device.find_memory_type(req.memoryTypeBits, host);
+      break;
+    case MemoryUse::kReadback:
+      type = device.find_memory_type(req.memoryTypeBits, host, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+      break;
+  }
+  if (type == UINT32_MAX) {
+    return Status::error(fmt::format("no suitable memory type for a {}-byte buffer", size),
+                         VK_ERROR_FEATURE_NOT_PRESENT);
+  }
+
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = type;
+  PB_VK_RETURN_IF_ERROR(vkAllocateMemory(device.handle(), &alloc, nullptr, &self->memory_));
+  PB_VK_RETURN_IF_ERROR(vkBindBufferMemory(device.handle(), self->buffer_, self->memory_, 0));
+  const VkMemoryPropertyFlags flags = device.memory_properties().memoryTypes[type].propertyFlags;
+  if ((flags & host) == host) {
+    PB_VK_RETURN_IF_ERROR(vkMapMemory(device.handle(), self->memory_, 0, VK_WHOLE_SIZE, 0, &self->mapped_));
+  }
+  return self;
+}
+
+Buffer::~Buffer() {
+  if (mapped_) vkUnmapMemory(device_.handle(), memory_);
+  if (buffer_) vkDestroyBuffer(device_.handle(), buffer_, nullptr);
+  if (memory_) vkFreeMemory(device_.handle(), memory_, nullptr);
+}
+
+namespace {
+
+Status copy_on_device(const Device& device, const Buffer& src, const Buffer& dst, size_t bytes) {
+  auto cmd = CommandBuffer::Create(device);
+  PB_RETURN_IF_ERROR(cmd.status());
+  CommandBuffer& c = *cmd.value();
+  PB_RETURN_IF_ERROR(c.begin());
+  c.copy(src, dst, bytes);
+  PB_RETURN_IF_ERROR(c.end());
+  return c.submit_and_wait();
+}
+
+}  // namespace
+
+Status upload(const Device& device, Buffer& dst, const void* data, size_t bytes) {
+  if (bytes == 0) return Status();
+  if (bytes > dst.size()) return Status::error(fmt::format("upload of {} bytes into a {}-byte buffer", bytes, dst.size()));
+  if (dst.mapped()) {
+    std::memcpy(dst.mapped(), data, bytes);
+    return Status();
+  }
+  auto staging = Buffer::Create(device, bytes, MemoryUse::kStaging);
+  PB_RETURN_IF_ERROR(staging.status());
+  std::memcpy(staging.value()->mapped(), data, bytes);
+  return copy_on_device(device, *staging.value(), dst, bytes);
+}
+
+Status download(const Device& device, const Buffer& src, void* data, size_t bytes) {
+  if (bytes == 0) return Status();
+  if (bytes > src.size()) return Status::error(fmt::format("download of {} bytes from a {}-byte buffer", bytes, src.size()));
+  if (src.mapped()) {
+    std::memcpy(data, src.mapped(), bytes);
+    return Status();
+  }
+  auto readback = Buffer::Create(device, bytes, MemoryUse::kReadback);
+  PB_RETURN_IF_ERROR(readback.status());
+  PB_RETURN_IF_ERROR(copy_on_device(device, src, *readback.value(), bytes));
+  std::memcpy(data, readback.value()->mapped(), bytes);
+  return Status();
+}
+
+}  // namespace pebench

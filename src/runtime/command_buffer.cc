@@ -1,0 +1,71 @@
+#include "runtime/command_buffer.h"
+
+#include "runtime/buffer.h"
+#include "runtime/pipeline.h"
+#include "runtime/timestamp_query_pool.h"
+
+namespace pebench {
+
+StatusOr<std::unique_ptr<CommandBuffer>> CommandBuffer::Create(const Device& device) {
+  std::unique_ptr<CommandBuffer> self(new CommandBuffer(device));
+  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  info.commandPool = device.command_pool();
+  info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  info.commandBufferCount = 1;
+  PB_VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(device.handle(), &info, &self->cmd_));
+  return self;
+}
+
+CommandBuffer::~CommandBuffer() {
+  if (cmd_) vkFreeCommandBuffers(device_.handle(), device_.command_pool(), 1, &cmd_);
+}
+
+Status CommandBuffer::begin() {
+  VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  PB_VK_RETURN_IF_ERROR(vkBeginCommandBuffer(cmd_, &info));
+  return Status();
+}
+
+Status CommandBuffer::end() {
+  PB_VK_RETURN_IF_ERROR(vkEndCommandBuffer(cmd_));
+  return Status();
+}
+
+void CommandBuffer::bind(const ComputePipeline& pipeline, VkDescriptorSet set) {
+  vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+  vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
+}
+
+void CommandBuffer::push_constants(const ComputePipeline& pipeline, const void* data, uint32_t bytes) {
+  if (bytes) vkCmdPushConstants(cmd_, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, data);
+}
+
+void CommandBuffer::dispatch(uint32_t x, uint32_t y, uint32_t z) { vkCmdDispatch(cmd_, x, y, z); }
+
+void CommandBuffer::compute_barrier() {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                          VK_ACCESS_TRANSFER_WRITE_BIT;
+  const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vkCmdPipelineBarrier(cmd_, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+void CommandBuffer::fill(const Buffer& buffer, uint32_t value) {
+  vkCmdFillBuffer(cmd_, buffer.handle(), 0, VK_WHOLE_SIZE, value);
+}
+
+void CommandBuffer::copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes) {
+  VkBufferCopy region{0, 0, bytes};
+  vkCmdCopyBuffer(cmd_, src.handle(), dst.handle(), 1, &region);
+}
+
+void CommandBuffer::reset_queries(const TimestampQueryPool& pool) {
+  vkCmdResetQueryPool(cmd_, pool.handle(), 0, pool.count());
+}
+
+void CommandBuffer::write_timestamp(const TimestampQueryPool& pool, uint32_t query, VkPipelineStageFlagBits stage) {
+  vkCmdWriteTimestamp(cmd_, stage, pool.handle(), query);
+}
+
+}  // namespace pebench

@@ -1,0 +1,51 @@
+// CommandBuffer: a primary command buffer from the device's pool, with the
+// handful of commands compute benchmarking needs, and a blocking submit.
+//
+// Contract: a recorded buffer may be submitted any number of times (it is not
+// ONE_TIME_SUBMIT), one submission at a time; submit_and_wait() waits on a
+// fence. compute_barrier() makes all earlier shader/transfer writes visible to
+// later shader/transfer reads and writes.
+#pragma once
+
+#include <volk.h>
+
+#include <memory>
+
+#include "runtime/device.h"
+#include "runtime/status.h"
+
+namespace pebench {
+
+class Buffer;
+class ComputePipeline;
+class TimestampQueryPool;
+
+class CommandBuffer {
+ public:
+  static StatusOr<std::unique_ptr<CommandBuffer>> Create(const Device& device);
+  ~CommandBuffer();
+  CommandBuffer(const CommandBuffer&) = delete;
+  CommandBuffer& operator=(const CommandBuffer&) = delete;
+
+  VkCommandBuffer handle() const { return cmd_; }
+
+  Status begin();
+  Status end();
+  void bind(const ComputePipeline& pipeline, VkDescriptorSet set);
+  void push_constants(const ComputePipeline& pipeline, const void* data, uint32_t bytes);
+  void dispatch(uint32_t x, uint32_t y = 1, uint32_t z = 1);
+  void compute_barrier();
+  void fill(const Buffer& buffer, uint32_t value);
+  void copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes);
+  void reset_queries(const TimestampQueryPool& pool);
+  void write_timestamp(const TimestampQueryPool& pool, uint32_t query, VkPipelineStageFlagBits stage);
+
+  Status submit_and_wait() const { return device_.submit_and_wait(cmd_); }
+
+ private:
+  explicit CommandBuffer(const Device& device) : device_(device) {}
+  const Device& device_;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+};
+
+}  // namespace pebench

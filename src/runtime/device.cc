@@ -1,0 +1,114 @@
+#include "runtime/device.h"
+
+#include <vector>
+
+namespace pebench {
+
+StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const PhysicalDeviceInfo& info) {
+  std::unique_ptr<Device> self(new Device(info));
+  vkGetPhysicalDeviceMemoryProperties(info.handle, &self->memory_);
+  const bool v12 = info.api_version >= VK_API_VERSION_1_2;
+  const bool v13 = info.api_version >= VK_API_VERSION_1_3;
+  const DeviceFeatures& has = info.features;
+  DeviceFeatures& on = self->enabled_;
+
+  std::vector<const char*> extensions;
+  VkPhysicalDeviceFeatures2 feats2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceSubgroupSizeControlFeatures sizectl{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  void** tail = &feats2.pNext;
+  auto chain = [&tail](auto& s) {
+    *tail = &s;
+    tail = &s.pNext;
+  };
+
+  if (has.shader_int64) feats2.features.shaderInt64 = on.shader_int64 = true;
+  if (has.storage_buffer_16bit) {  // core in 1.1
+    s16.storageBuffer16BitAccess = on.storage_buffer_16bit = true;
+    chain(s16);
+  }
+  if (has.shader_float16 || has.shader_int8) {
+    if (!v12) extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    f16i8.shaderFloat16 = on.shader_float16 = has.shader_float16;
+    f16i8.shaderInt8 = on.shader_int8 = has.shader_int8;
+    chain(f16i8);
+  }
+  if (has.storage_buffer_8bit) {
+    if (!v12) extensions.push_back(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+    s8.storageBuffer8BitAccess = on.storage_buffer_8bit = true;
+    chain(s8);
+  }
+  if (has.subgroup_size_control) {
+    if (!v13) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+    sizectl.subgroupSizeControl = on.subgroup_size_control = true;
+    sizectl.computeFullSubgroups = on.compute_full_subgroups = has.compute_full_subgroups;
+    chain(sizectl);
+  }
+  // Portability drivers (MoltenVK) require this extension to be enabled.
+  if (info.has_extension("VK_KHR_portability_subset")) extensions.push_back("VK_KHR_portability_subset");
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = info.compute_queue_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+
+  VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  create.pNext = &feats2;
+  create.queueCreateInfoCount = 1;
+  create.pQueueCreateInfos = &queue_info;
+  create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
+  PB_VK_RETURN_IF_ERROR(vkCreateDevice(info.handle, &create, nullptr, &self->device_));
+  vkGetDeviceQueue(self->device_, info.compute_queue_family, 0, &self->queue_);
+
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = info.compute_queue_family;
+  PB_VK_RETURN_IF_ERROR(vkCreateCommandPool(self->device_, &pool, nullptr, &self->command_pool_));
+
+  VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  PB_VK_RETURN_IF_ERROR(vkCreatePipelineCache(self->device_, &cache, nullptr, &self->pipeline_cache_));
+
+  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  PB_VK_RETURN_IF_ERROR(vkCreateFence(self->device_, &fence, nullptr, &self->fence_));
+  (void)instance;
+  return self;
+}
+
+Device::~Device() {
+  if (device_ == VK_NULL_HANDLE) return;
+  vkDeviceWaitIdle(device_);
+  if (fence_) vkDestroyFence(device_, fence_, nullptr);
+  if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
+  if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
+  vkDestroyDevice(device_, nullptr);
+}
+
+uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred) const {
+  uint32_t fallback = UINT32_MAX;
+  for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    const VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return i;
+    if (fallback == UINT32_MAX) fallback = i;
+  }
+  return fallback;
+}
+
+Status Device::submit_and_wait(VkCommandBuffer cmd) const {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  PB_VK_RETURN_IF_ERROR(vkResetFences(device_, 1, &fence_));
+  PB_VK_RETURN_IF_ERROR(vkQueueSubmit(queue_, 1, &submit, fence_));
+  PB_VK_RETURN_IF_ERROR(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX));
+  return Status();
+}
+
+}  // namespace pebench

@@ -1,0 +1,62 @@
+// Device: a logical VkDevice with one compute queue, the optional features
+// pebench's kernels use enabled explicitly, a command pool and a pipeline
+// cache.
+//
+// Contract: Create() enables exactly these features when the physical device
+// has them: storageBuffer16BitAccess (f16 storage), shaderFloat16 and
+// shaderInt8, storageBuffer8BitAccess, subgroupSizeControl and
+// computeFullSubgroups, shaderInt64. It works on Vulkan 1.1 devices (the
+// 1.2/1.3 features come from their KHR/EXT extensions there). enabled()
+// reports what was enabled; kernels must check it. The Device must outlive
+// every object created from it.
+#pragma once
+
+#include <volk.h>
+
+#include <memory>
+
+#include "runtime/instance.h"
+#include "runtime/physical_device.h"
+#include "runtime/status.h"
+
+namespace pebench {
+
+class Device {
+ public:
+  static StatusOr<std::unique_ptr<Device>> Create(const Instance& instance, const PhysicalDeviceInfo& info);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  VkDevice handle() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  VkCommandPool command_pool() const { return command_pool_; }
+  VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+  const PhysicalDeviceInfo& info() const { return info_; }
+  const DeviceFeatures& enabled() const { return enabled_; }
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+  TimestampClock timestamp_clock() const {
+    return TimestampClock{info_.timestamp_valid_bits, static_cast<double>(info_.limits.timestamp_period)};
+  }
+
+  // A memory type allowed by `type_bits` with all of `required` (and, if
+  // possible, all of `preferred`) property flags; UINT32_MAX if none.
+  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                            VkMemoryPropertyFlags preferred = 0) const;
+
+  // Submits one command buffer and blocks until it completes (fence).
+  Status submit_and_wait(VkCommandBuffer cmd) const;
+
+ private:
+  explicit Device(const PhysicalDeviceInfo& info) : info_(info) {}
+  PhysicalDeviceInfo info_;
+  DeviceFeatures enabled_;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+};
+
+}  // namespace pebench

@@ -1,0 +1,189 @@
+#include "runtime/physical_device.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace pebench {
+
+const char* device_type_name(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
+  }
+}
+
+std::string api_version_string(uint32_t v) {
+  return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+}
+
+std::string driver_version_string(uint32_t vendor_id, VkDriverId driver_id, uint32_t v) {
+  if (vendor_id == 0x10DE) {  // NVIDIA
+    return fmt::format("{}.{}.{}.{}", (v >> 22) & 0x3ff, (v >> 14) & 0xff, (v >> 6) & 0xff, v & 0x3f);
+  }
+  if (vendor_id == 0x8086 && driver_id == VK_DRIVER_ID_INTEL_PROPRIETARY_WINDOWS) {
+    return fmt::format("{}.{}", v >> 14, v & 0x3fff);
+  }
+  return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+}
+
+StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index) {
+  PhysicalDeviceInfo info;
+  info.index = index;
+  info.handle = device;
+
+  uint32_t ext_count = 0;
+  PB_VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(device, nullptr, &ext_count, nullptr));
+  std::vector<VkExtensionProperties> exts(ext_count);
+  PB_VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(device, nullptr, &ext_count, exts.data()));
+  for (const auto& e : exts) info.extensions.insert(e.extensionName);
+
+  VkPhysicalDeviceProperties base{};
+  vkGetPhysicalDeviceProperties(device, &base);
+  info.api_version = base.apiVersion;
+  const bool v12 = base.apiVersion >= VK_API_VERSION_1_2;
+  const bool v13 = base.apiVersion >= VK_API_VERSION_1_3;
+  const bool has_driver_props = v12 || info.has_extension(VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+  const bool has_size_control = v13 || info.has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  const bool has_f16i8 = v12 || info.has_extension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  const bool has_8bit = v12 || info.has_extension(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+
+  // Properties, chaining only what this device knows.
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties maint3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupSizeControlProperties size_control{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  props2.pNext = &subgroup;
+  subgroup.pNext = &maint3;
+  void** tail = &maint3.pNext;
+  if (has_driver_props) {
+    *tail = &driver;
+    tail = &driver.pNext;
+  }
+  if (has_size_control) {
+    *tail = &size_control;
+    tail = &size_control.pNext;
+  }
+  vkGetPhysicalDeviceProperties2(device, &props2);
+
+  const VkPhysicalDeviceProperties& p = props2.properties;
+  info.name = p.deviceName;
+  info.vendor_id = p.vendorID;
+  info.device_id = p.deviceID;
+  info.type = p.deviceType;
+  info.driver_version_raw = p.driverVersion;
+  std::copy(std::begin(p.pipelineCacheUUID), std::end(p.pipelineCacheUUID), std::begin(info.device_uuid));
+  if (has_driver_props) {
+    info.driver_id = driver.driverID;
+    info.driver_name = driver.driverName;
+    info.driver_info = driver.driverInfo;
+  }
+  info.subgroup.size = subgroup.subgroupSize;
+  info.subgroup.min_size = subgroup.subgroupSize;
+  info.subgroup.max_size = subgroup.subgroupSize;
+  info.subgroup.supported_operations = subgroup.supportedOperations;
+  info.subgroup.supported_in_compute = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+  if (has_size_control && size_control.minSubgroupSize > 0) {
+    info.subgroup.min_size = size_control.minSubgroupSize;
+    info.subgroup.max_size = size_control.maxSubgroupSize;
+  }
+
+  const VkPhysicalDeviceLimits& l = p.limits;
+  info.limits.max_compute_shared_memory_size = l.maxComputeSharedMemorySize;
+  info.limits.max_compute_work_group_invocations = l.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) {
+    info.limits.max_compute_work_group_size[i] = l.maxComputeWorkGroupSize[i];
+    info.limits.max_compute_work_group_count[i] = l.maxComputeWorkGroupCount[i];
+  }
+  info.limits.max_storage_buffer_range = l.maxStorageBufferRange;
+  info.limits.max_push_constants_size = l.maxPushConstantsSize;
+  info.limits.min_storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
+  info.limits.max_per_stage_descriptor_storage_buffers = l.maxPerStageDescriptorStorageBuffers;
+  info.limits.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
+  info.limits.timestamp_period = l.timestampPeriod;
+
+  // Features, same rule.
+  VkPhysicalDeviceFeatures2 feats2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDevice16BitStorageFeatures f16storage{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceSubgroupSizeControlFeatures sizectl{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  feats2.pNext = &f16storage;
+  tail = &f16storage.pNext;
+  if (has_f16i8) {
+    *tail = &f16i8;
+    tail = &f16i8.pNext;
+  }
+  if (has_8bit) {
+    *tail = &s8;
+    tail = &s8.pNext;
+  }
+  if (has_size_control) {
+    *tail = &sizectl;
+    tail = &sizectl.pNext;
+  }
+  vkGetPhysicalDeviceFeatures2(device, &feats2);
+  info.features.storage_buffer_16bit = f16storage.storageBuffer16BitAccess;
+  info.features.shader_float16 = has_f16i8 && f16i8.shaderFloat16;
+  info.features.shader_int8 = has_f16i8 && f16i8.shaderInt8;
+  info.features.storage_buffer_8bit = has_8bit && s8.storageBuffer8BitAccess;
+  info.features.subgroup_size_control = has_size_control && sizectl.subgroupSizeControl;
+  info.features.compute_full_subgroups = has_size_control && sizectl.computeFullSubgroups;
+  info.features.shader_int64 = feats2.features.shaderInt64;
+  info.features.shader_float64 = feats2.features.shaderFloat64;
+
+  // Compute queue: prefer a compute-only family (async compute), else any with compute.
+  uint32_t qcount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &qcount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(qcount);
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &qcount, families.data());
+  for (uint32_t pass = 0; pass < 2 && info.compute_queue_family == UINT32_MAX; ++pass) {
+    for (uint32_t i = 0; i < qcount; ++i) {
+      const bool compute = families[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
+      const bool graphics = families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
+      if (compute && (pass == 1 || !graphics)) {
+        info.compute_queue_family = i;
+        info.timestamp_valid_bits = families[i].timestampValidBits;
+        break;
+      }
+    }
+  }
+  if (info.compute_queue_family == UINT32_MAX) {
+    return Status::error(fmt::format("device {} ({}) has no compute queue", index, info.name),
+                         VK_ERROR_FEATURE_NOT_PRESENT);
+  }
+
+  VkPhysicalDeviceMemoryProperties mem{};
+  vkGetPhysicalDeviceMemoryProperties(device, &mem);
+  for (uint32_t h = 0; h < mem.memoryHeapCount; ++h) {
+    if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
+      info.device_local_heap_bytes = std::max<uint64_t>(info.device_local_heap_bytes, mem.memoryHeaps[h].size);
+    }
+  }
+  const VkMemoryPropertyFlags unified = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (uint32_t t = 0; t < mem.memoryTypeCount; ++t) {
+    const auto& type = mem.memoryTypes[t];
+    // Only count it when it lives in the main device-local heap: a 256 MiB
+    // BAR window on a discrete GPU is not unified memory.
+    if ((type.propertyFlags & unified) == unified &&
+        mem.memoryHeaps[type.heapIndex].size == info.device_local_heap_bytes) {
+      info.has_unified_memory = true;
+    }
+  }
+  return info;
+}
+
+}  // namespace pebench

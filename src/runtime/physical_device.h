@@ -1,0 +1,108 @@
+// PhysicalDeviceInfo: everything pebench needs to know about a physical
+// device, queried once: identity, driver, API version, subgroup properties,
+// the limits and optional features kernels depend on, memory and the compute
+// queue's timestamp support.
+//
+// Contract: query_physical_device() only chains the property/feature structs
+// the device's API version or extensions support (a Vulkan 1.1 device is
+// queried without 1.2/1.3 structs), so it is valid under the validation layer.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "runtime/status.h"
+
+namespace pebench {
+
+struct DeviceFeatures {
+  bool storage_buffer_16bit = false;   // VkPhysicalDevice16BitStorageFeatures::storageBuffer16BitAccess
+  bool shader_float16 = false;         // VkPhysicalDeviceShaderFloat16Int8Features::shaderFloat16
+  bool shader_int8 = false;            // ...::shaderInt8
+  bool storage_buffer_8bit = false;    // VkPhysicalDevice8BitStorageFeatures::storageBuffer8BitAccess
+  bool subgroup_size_control = false;  // VkPhysicalDeviceSubgroupSizeControlFeatures
+  bool compute_full_subgroups = false;
+  bool shader_int64 = false;
+  bool shader_float64 = false;
+};
+
+struct DeviceLimits {
+  uint32_t max_compute_shared_memory_size = 0;
+  uint32_t max_compute_work_group_invocations = 0;
+  uint32_t max_compute_work_group_size[3] = {0, 0, 0};
+  uint32_t max_compute_work_group_count[3] = {0, 0, 0};
+  uint32_t max_storage_buffer_range = 0;
+  uint32_t max_push_constants_size = 0;
+  uint64_t min_storage_buffer_offset_alignment = 0;
+  uint32_t max_per_stage_descriptor_storage_buffers = 0;
+  uint64_t max_memory_allocation_size = 0;  // Vulkan 1.1 maintenance3
+  float timestamp_period = 0;               // nanoseconds per tick, as reported
+};
+
+struct SubgroupInfo {
+  uint32_t size = 0;               // default subgroup size
+  uint32_t min_size = 0;           // with subgroup size control, else == size
+  uint32_t max_size = 0;
+  uint32_t supported_operations = 0;  // VkSubgroupFeatureFlags
+  bool supported_in_compute = false;
+};
+
+struct PhysicalDeviceInfo {
+  uint32_t index = 0;
+  VkPhysicalDevice handle = VK_NULL_HANDLE;
+  std::string name;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t api_version = 0;
+  uint32_t driver_version_raw = 0;
+  VkDriverId driver_id = static_cast<VkDriverId>(0);
+  std::string driver_name;
+  std::string driver_info;
+  uint8_t device_uuid[VK_UUID_SIZE] = {};
+  SubgroupInfo subgroup;
+  DeviceFeatures features;
+  DeviceLimits limits;
+  std::set<std::string> extensions;
+
+  uint32_t compute_queue_family = UINT32_MAX;
+  uint32_t timestamp_valid_bits = 0;  // of the compute queue family; 0 = no timestamps
+  uint64_t device_local_heap_bytes = 0;  // the largest device-local heap
+  bool has_unified_memory = false;       // a device-local, host-visible, coherent type
+
+  bool has_extension(const char* name) const { return extensions.count(name) != 0; }
+  bool timestamps_supported() const {
+    return timestamp_valid_bits > 0 && limits.timestamp_period > 0;
+  }
+};
+
+// Queries everything above. `index` is the device's position in the loader's list.
+StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index);
+
+// "discrete", "integrated", "virtual", "cpu" or "other".
+const char* device_type_name(VkPhysicalDeviceType type);
+
+// "1.3.230": the API version as major.minor.patch.
+std::string api_version_string(uint32_t version);
+
+// The driver version decoded the way its vendor encodes it: NVIDIA packs
+// 10.8.8.6 bits, Intel's Windows driver 18.14 bits, everyone else uses
+// VK_MAKE_API_VERSION.
+std::string driver_version_string(uint32_t vendor_id, VkDriverId driver_id, uint32_t version);
+
+// The compute queue family's timestamp counter: ticks of `valid_bits` bits,
+// `period_ns` nanoseconds each. Differences are taken modulo 2^valid_bits, so
+// one wrap-around between two timestamps is handled; the period is a double.
+struct TimestampClock {
+  uint32_t valid_bits = 64;
+  double period_ns = 1.0;
+  uint64_t mask() const { return valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << valid_bits) - 1; }
+  double elapsed_ns(uint64_t begin, uint64_t end) const {
+    return static_cast<double>((end - begin) & mask()) * period_ns;
+  }
+};
+
+}  // namespace pebench

@@ -1,0 +1,47 @@
+// Shared test plumbing: one validated Vulkan device for the whole test run
+// (any validation-layer error fails the run), running a case through the
+// real sweep and CaseRun path, and running the pebench binary.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/case_run.h"
+#include "harness/gpu_context.h"
+#include "harness/result.h"
+#include "runtime/instance.h"
+
+namespace pebench::test {
+
+// The instance (validation layer on) and device every GPU test shares:
+// device index $PEBENCH_TEST_DEVICE, default 0. Its teardown (a gtest
+// Environment) fails the run if the validation layer reported any error.
+Instance& instance();
+GpuContext& gpu();
+
+// Fails the current test if validation errors were reported since `before`.
+void expect_no_validation_errors(uint64_t before);
+
+// Every case of `variant` for the given axes (KEY -> comma list, as on the
+// command line), through expand_sweep. Rejected combinations come back with
+// status skipped.
+std::vector<CaseResult> run_cases(const std::string& variant, const std::map<std::string, std::string>& axes,
+                                  RunOptions options = {});
+// Exactly one case; fails the test if the axes give more or fewer.
+CaseResult run_case(const std::string& variant, const std::map<std::string, std::string>& axes,
+                    RunOptions options = {});
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+// Runs the built pebench binary with `args` (shell-quoted here).
+ProcessResult run_pebench(const std::vector<std::string>& args);
+
+// A fresh empty directory under the test temp dir.
+std::string temp_dir(const std::string& name);
+
+}  // namespace pebench::test
