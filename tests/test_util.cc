@@ -120,6 +120,34 @@ CaseResult run_case(const std::string& variant, const std::map<std::string, std:
   return results.empty() ? CaseResult{} : results.front();
 }
 
+BuiltCase build_case(const std::string& variant, const std::map<std::string, std::string>& axes, uint64_t seed) {
+  SweepSpec spec;
+  spec.variant_globs = {variant};
+  for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
+  auto planned = expand_sweep(Registry::instance(), spec);
+  if (planned.size() != 1) throw std::runtime_error(fmt::format("{} cases, expected one", planned.size()));
+  if (!planned[0].rejected.empty()) throw std::runtime_error("rejected: " + planned[0].rejected);
+  BuiltCase b;
+  b.variant = planned[0].variant;
+  b.params = planned[0].params;
+  b.impl = b.variant->make(b.params);
+  for (const auto& t : b.impl->tensors()) {
+    if (t.role != TensorRole::kScratch) b.tensors.emplace(t.name, HostTensor(t));
+  }
+  Rng rng(seed);
+  b.impl->fill_inputs(b.tensors, rng);
+  return b;
+}
+
+Reference BuiltCase::reference() const {
+  const auto descs = impl->tensors();
+  Reference ref(descs);
+  std::vector<int64_t> rows(static_cast<size_t>(impl->reference_rows()));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+  impl->reference(tensors, rows, ref);
+  return ref;
+}
+
 ProcessResult run_pebench(const std::vector<std::string>& args) {
   std::string cmd = shell_quote(PEBENCH_EXE);
   for (const auto& a : args) cmd += " " + shell_quote(a);

@@ -12,6 +12,7 @@
 #include "harness/case_run.h"
 #include "harness/gpu_context.h"
 #include "harness/result.h"
+#include "harness/variant.h"
 #include "runtime/instance.h"
 
 namespace pebench::test {
@@ -33,6 +34,20 @@ std::vector<CaseResult> run_cases(const std::string& variant, const std::map<std
 // Exactly one case; fails the test if the axes give more or fewer.
 CaseResult run_case(const std::string& variant, const std::map<std::string, std::string>& axes,
                     RunOptions options = {});
+
+// A case built without the GPU: its parameters (resolved), the Case, and
+// host tensors with inputs filled by the case's own generator, for
+// reference-level tests. Throws if the axes give more or fewer than one case
+// or the case is rejected.
+struct BuiltCase {
+  const Variant* variant = nullptr;
+  Params params;
+  std::unique_ptr<Case> impl;
+  TensorMap tensors;
+  // The float64 reference for every row.
+  Reference reference() const;
+};
+BuiltCase build_case(const std::string& variant, const std::map<std::string, std::string>& axes, uint64_t seed = 1);
 
 struct ProcessResult {
   int exit_code = -1;
