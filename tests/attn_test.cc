@@ -232,15 +232,18 @@ void expect_all_validate(const std::string& variant, const Axes& axes, size_t ex
 }
 
 TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {
-  // Both impls, both dtypes, causal and not: decode (N = 1), M != N and M not
-  // a multiple of any tile, MHA / GQA / MQA, a head dim that is not a multiple
-  // of 16 and one that is not a multiple of 4.
+  // Both impls, both dtypes, causal and not, on: decode (N = 1) with MHA,
+  // M != N with GQA and with MQA (M = 50: not a multiple of any tile), a
+  // head dim that is not a multiple of 16 and one that is not a multiple of 4.
   for (const char* variant : {"attn.nope", "attn.rope", "attn.alibi"}) {
     SCOPED_TRACE(variant);
-    expect_all_validate(variant,
-                        {{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"}, {"heads", "8"},
-                         {"kv_heads", "8,2,1"}, {"seq", "1,37"}, {"kv_seq", "50"}, {"dim", "80"}},
-                        2 * 2 * 2 * 3 * 2);
+    for (const Axes& shape : {Axes{{"seq", "1"}, {"kv_heads", "8"}}, Axes{{"seq", "37"}, {"kv_heads", "2"}},
+                              Axes{{"seq", "37"}, {"kv_heads", "1"}}}) {
+      Axes axes = shape;
+      axes.insert({{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"}, {"heads", "8"},
+                   {"kv_seq", "50"}, {"dim", "80"}});
+      expect_all_validate(variant, axes, 2 * 2 * 2);
+    }
     expect_all_validate(variant,
                         {{"impl", "naive,flash"}, {"dtype", "f32"}, {"causal", "1"}, {"heads", "3"}, {"seq", "19"},
                          {"dim", "6"}},

@@ -9,12 +9,11 @@
 //
 // Hooks (all optional; docs/attention-kernels.md):
 //   ATTN_EXTRA_PUSH                   push-constant members after the common ones
-//   ATTN_Q_TRANSFORM(r, qpos)         once per query row slot r, on the raw q row in
-//                                     attn_q[r * D4P + c] (e.g. rotate it)
 //   ATTN_ROW_STATE(r, h, qpos)        once per row slot: load per-row state
-//   ATTN_K_TRANSFORM(kpos, kr)        direct mode: on each key row loaded into kr = attn_k[D4P]
-//   ATTN_K_TILE_TRANSFORM(t0, n)      staged mode: a cooperative pass over the n keys staged
-//                                     at t0 in tile_k[jt * D4P + c] (barriers around it)
+//   ATTN_Q_ROW_TRANSFORM(r, qpos)     the raw q row of slot r (attn_q[r * D4P + c]) once
+//                                     loaded, before scaling (RoPE)
+//   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
+//   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
 //   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key;
 //                                     attn_q_chunk(r, c) is the scaled q row
 //   ATTN_VALUE_TERM(r, h, qpos, kpos, c)  vec4 added to v's chunk c, weighted like v
@@ -82,15 +81,15 @@ layout(push_constant) uniform Push {
 shared vec4 tile_k[DIRECT ? 1 : BC * D4P];
 shared vec4 tile_v[DIRECT ? 1 : BC * D4P];
 
-// The invocation's rows: q (raw until ATTN_Q_TRANSFORM, then scaled) and
-// the output accumulators, slot r at [r * D4P, (r + 1) * D4P).
+// The invocation's rows: q (scaled) and the output accumulators, slot r at
+// [r * D4P, (r + 1) * D4P).
 vec4 attn_q[ROWS * D4P];
 vec4 attn_acc[ROWS * D4P];
 
 // Per row slot: head, position i', running max m and sum l.
 uint attn_h[ROWS], attn_qpos[ROWS];
 float attn_m[ROWS], attn_l[ROWS];
-// The key being folded in: its k (after ATTN_K_TRANSFORM) and v rows.
+// The key being folded in: its k (transformed) and v rows.
 vec4 attn_k[D4P], attn_v[D4P];
 
 vec4 attn_q_chunk(uint r, uint c) { return attn_q[r * D4P + c]; }

@@ -31,8 +31,8 @@ void attn_load_key(uint kv_row0, uint kpos) {
     attn_k[c] = ATTN_LOAD_CHUNK(k, k_c, base, c);
     attn_v[c] = ATTN_LOAD_CHUNK(v, v_c, base, c);
   }
-#ifdef ATTN_K_TRANSFORM
-  ATTN_K_TRANSFORM(kpos, attn_k);
+#ifdef ATTN_K_ROW_TRANSFORM
+  ATTN_K_ROW_TRANSFORM(kpos);
 #endif
 }
 
@@ -102,8 +102,8 @@ void main() {
     attn_qpos[r] = i + pc.kv_seq - pc.seq;  // i' = i + M - N
     const uint qbase = ((b * pc.heads + attn_h[r]) * pc.seq + i) * HEAD_DIM;
     [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * D4P + c] = ATTN_LOAD_CHUNK(q, q_c, qbase, c);
-#ifdef ATTN_Q_TRANSFORM
-    ATTN_Q_TRANSFORM(r, attn_qpos[r]);
+#ifdef ATTN_Q_ROW_TRANSFORM
+    ATTN_Q_ROW_TRANSFORM(r, attn_qpos[r]);
 #endif
 #ifdef ATTN_ROW_STATE
     ATTN_ROW_STATE(r, attn_h[r], attn_qpos[r]);
@@ -126,14 +126,15 @@ void main() {
       const uint n = min(BC, ke - t0);
       barrier();  // the previous tile is no longer read
       for (uint e = lid; e < n * D4P; e += wg) {
-        const uint base = (kv_row0 + t0) * HEAD_DIM + (e / D4P) * HEAD_DIM, c = e % D4P;
-        tile_k[e] = ATTN_LOAD_CHUNK(k, k_c, base, c);
+        const uint jt = e / D4P, c = e - jt * D4P;
+        const uint base = (kv_row0 + t0 + jt) * HEAD_DIM;
+        vec4 kc = ATTN_LOAD_CHUNK(k, k_c, base, c);
+#ifdef ATTN_K_STAGE_TRANSFORM
+        kc = ATTN_K_STAGE_TRANSFORM(t0 + jt, c, kc, base);
+#endif
+        tile_k[e] = kc;
         tile_v[e] = ATTN_LOAD_CHUNK(v, v_c, base, c);
       }
-#ifdef ATTN_K_TILE_TRANSFORM
-      barrier();
-      ATTN_K_TILE_TRANSFORM(t0, n);
-#endif
       barrier();
       for (uint jt = 0; jt < n; ++jt) {
         [[unroll]] for (uint c = 0; c < D4P; ++c) {

@@ -76,7 +76,10 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   // keep one row per invocation to keep registers low.
   const int64_t cpu_slots = std::clamp<int64_t>(kFlashCpuRowChunks / d4, 1, 8);
   if (plan.direct) {
-    t.row_slots = static_cast<uint32_t>(std::min(rows, cpu_slots));
+    // All rows of the kv head in one invocation where registers allow, so
+    // that each K/V element is read once for them (GPUs: at most 32 chunks).
+    const int64_t slots = dev.cpu ? cpu_slots : std::clamp<int64_t>(32 / d4, 1, 8);
+    t.row_slots = static_cast<uint32_t>(std::min(rows, slots));
     t.invocations = static_cast<uint32_t>(std::min({int64_t{64}, max_wg, ceil_div(plan.splits, sg) * sg}));
     return t;
   }
@@ -97,14 +100,13 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
 uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks) {
   const uint64_t keys = static_cast<uint64_t>(plan.keys_per_split);
   const uint64_t rows = t.row_slots * hooks.per_row;
-  if (plan.direct) return rows + keys * (1 + hooks.per_key);  // the key loop
+  if (plan.direct) return rows + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loop
   // Per tile: the tile loop, the staging loop (chunks spread over the
-  // workgroup), ATTN_K_TILE_TRANSFORM's loop, the fold loop over the keys.
+  // workgroup), the fold loop over the tile's keys.
   const uint64_t tiles = (keys + t.keys - 1) / t.keys;
   const uint64_t d4 = t.d4;
   const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
-  const uint64_t transform = (t.keys * hooks.tile_key_items + t.invocations - 1) / t.invocations;
-  return rows + tiles * (1 + staging + transform + t.keys * (1 + hooks.per_key));
+  return rows + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
 }
 
 AttnCase::AttnCase(const Params& p) : shape_(p), flash_(p.impl() == "flash") {}

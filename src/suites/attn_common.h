@@ -19,10 +19,10 @@
 //   * shaders: `attn_flash_<kernel>.comp` and `attn_scores_<kernel>.comp`
 //     include flash_decl.glsl / scores_decl.glsl, the variant's hooks
 //     (bindings from ATTN_EXTRA_BINDING0, ATTN_SCORE_TERM for additive score
-//     terms, ATTN_ROW_SETUP / ATTN_K_TILE_TRANSFORM for q/k transforms,
-//     ATTN_VALUE_TERM for value terms, ATTN_EXTRA_PUSH), then the main part.
-//     A value term in naive needs an `attn_pv_<kernel>.comp` wrapper of
-//     pv.glsl (naive_pv_shader()).
+//     terms, ATTN_ROW_STATE for per-row state, ATTN_Q_* / ATTN_K_* for q/k
+//     transforms as rows are loaded, ATTN_VALUE_TERM for value
+//     terms, ATTN_EXTRA_PUSH), then the main part. A value term in naive
+//     needs an `attn_pv_<kernel>.comp` wrapper of pv.glsl (naive_pv_shader()).
 //   * host: override kernel() and whichever hooks below apply: extra tensors
 //     and their bindings and push constants, the reference's score/value
 //     terms and q/k transforms, extra flops, loop counts of the hooks' own
@@ -114,9 +114,10 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
 // unrolled ([[unroll]] loops have specialization-constant trip counts and
 // are unrolled by the driver's compiler), plus the variant's hook loops.
 struct FlashHookLoops {
-  uint64_t per_row = 0;        // rolled loop iterations of ATTN_Q_TRANSFORM / ATTN_ROW_STATE per row slot
-  uint64_t per_key = 0;        // of ATTN_K_TRANSFORM / ATTN_SCORE_TERM / ATTN_VALUE_TERM per key
-  uint64_t tile_key_items = 0; // ATTN_K_TILE_TRANSFORM: items per staged key, spread over the workgroup
+  uint64_t per_row = 0;       // rolled loop iterations of the q-row hooks, per row slot
+  uint64_t per_key = 0;       // of ATTN_SCORE_TERM / ATTN_VALUE_TERM per key folded in
+  uint64_t per_key_load = 0;  // of ATTN_K_ROW_PREPARE / ATTN_K_CHUNK_TRANSFORM per key row (direct)
+  uint64_t per_chunk = 0;     // of ATTN_K_STAGE_TRANSFORM per staged chunk
 };
 uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks);
 

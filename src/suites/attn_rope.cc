@@ -58,7 +58,7 @@ class AttnRopeCase : public AttnCase {
   }
   FlashHookLoops flash_hook_loops() const override {
     FlashHookLoops h;
-    h.tile_key_items = static_cast<uint64_t>(spec_.rotary_dim / 2);  // rope_k_tile: one item per pair
+    h.per_row = h.per_key_load = static_cast<uint64_t>(spec_.rotary_dim / 2);  // rope_angles
     return h;
   }
 
