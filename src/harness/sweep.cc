@@ -110,7 +110,12 @@ std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec&
   // Every command-line key must belong to some selected variant.
   for (const auto& [key, values] : spec.axes) {
     bool known = false;
-    for (const Variant* v : selected) known = known || find_spec(all_params(*v), key) != nullptr;
+    for (const Variant* v : selected) {
+      const auto specs = all_params(*v);
+      // heads and dim also set an input-side variant's d_model (heads * dim).
+      const bool via_d_model = (key == "heads" || key == "dim") && find_spec(specs, "d_model") != nullptr;
+      known = known || via_d_model || find_spec(specs, key) != nullptr;
+    }
     if (!known) {
       throw UsageError(fmt::format("unknown parameter '{}': no selected variant has it (see `pebench list`)", key));
     }
