@@ -16,6 +16,7 @@ PACKAGES=(
   mesa-vulkan-drivers    # lavapipe, the software Vulkan device
   vulkan-validationlayers vulkan-tools
   python3 python3-numpy  # the independent NumPy check of dumps (tests)
+  python3-jsonschema     # the report schema check (tests)
 )
 
 missing=()
