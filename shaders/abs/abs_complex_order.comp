@@ -4,10 +4,11 @@
 //   zr = amp[t] cos(freq[t] p + phase[t]),  zi = amp[t] sin(freq[t] p + phase[t]).
 // freq[t] p grows with p: in f32 the product alone loses |freq| p 2^-24 rad
 // (about 1300 rad at freq 10, p = 2^31), and sin/cos are only specified on
-// [-pi, pi]. So the angle is reduced exactly: a float times an integer is an
-// exact integer times a power of two, and its fraction of a turn is taken
-// with 128 bits of 1/(2 pi) in integer arithmetic (Payne-Hanek), as is the
-// phase's. The angle's error is then about 2^-23 pi rad at every position.
+// [-pi, pi]. So the angle is reduced exactly, in turns: a float is an
+// integer times a power of two, so its fraction of a turn can be taken with
+// 128 bits of 1/(2 pi) in integer arithmetic (Payne-Hanek) to 64 bits, and
+// p times that (as in common/phase.glsl) to 32. The angle's error is then
+// about 2^-23 pi rad at every position.
 // One item per (token, channel group); with VEC4 (d % 4 == 0) every table and
 // output access is a vec4 (docs/lavapipe.md).
 #include "common/storage.glsl"
@@ -37,8 +38,8 @@ layout(push_constant) uniform Push {
 
 // 1/(2 pi) in binary, 32 bits a word from the binary point on. Seven words:
 // the largest f32 exponent skips three (they only add whole turns) and reads
-// four. Picked by selects: a dynamically indexed constant array cost lavapipe
-// 9 ms more at 1024 x 512.
+// four. Picked by selects: with a dynamically indexed constant array the
+// kernel ran 3x slower on lavapipe (13 vs 4 ms at 1024 x 512).
 #define INV_2PI_0 0x28BE60DBu
 #define INV_2PI_1 0x9391054Au
 #define INV_2PI_2 0x7F09D5F4u
@@ -47,67 +48,56 @@ layout(push_constant) uniform Push {
 #define INV_2PI_5 0x4F10E410u
 #define INV_2PI_6 0x7F9458EAu
 
-// The fraction of a turn in v * p / (2 pi), as a 32-bit fixed-point number
-// (wrapping = whole turns), truncated: error < 2^-32 turn for any finite v
-// and p < 2^32.
-uint turns_q32(float v, uint p) {
+uint funnel(uint lo, uint hi, uint s) { return s == 0u ? lo : (lo >> s) | (hi << (32u - s)); }
+
+// frac(v / (2 pi)) as a 64-bit fixed-point fraction of a turn (low word
+// first), truncated: error < 2^-64 turn for any finite v. |v| = m 2^e with
+// m < 2^24, and m times 128 bits of 1/(2 pi) is exact in integers.
+uvec2 turns_q64(float v) {
   const uint bits = floatBitsToUint(v);
   const uint biased = bitfieldExtract(bits, 23, 8);
-  if (biased == 255u) return 0u;  // inf or NaN: no meaningful angle
   const uint m = (bits & 0x7fffffu) | (biased != 0u ? 0x800000u : 0u);
-  const int e = int(max(biased, 1u)) - 150;  // |v| = m 2^e
-  uint n1, n0;
-  umulExtended(m, p, n1, n0);  // N = m p < 2^56, exact
-  // Words of 1/(2 pi) before j0 contribute N 2^e 2^-32(j+1): whole turns.
+  const int e = int(max(biased, 1u)) - 150;
+  // Words of 1/(2 pi) before j0 contribute m 2^e 2^-32(j+1): whole turns.
   const uint j0 = uint(max(e, 0)) >> 5;
   const uint w3 = j0 == 0u ? INV_2PI_0 : j0 == 1u ? INV_2PI_1 : j0 == 2u ? INV_2PI_2 : INV_2PI_3;
   const uint w2 = j0 == 0u ? INV_2PI_1 : j0 == 1u ? INV_2PI_2 : j0 == 2u ? INV_2PI_3 : INV_2PI_4;
   const uint w1 = j0 == 0u ? INV_2PI_2 : j0 == 1u ? INV_2PI_3 : j0 == 2u ? INV_2PI_4 : INV_2PI_5;
   const uint w0 = j0 == 0u ? INV_2PI_3 : j0 == 1u ? INV_2PI_4 : j0 == 2u ? INV_2PI_5 : INV_2PI_6;
-  // P = N * (w3:w2:w1:w0), six words, schoolbook. Each step adds a 64-bit
-  // product and at most two words below 2^32, so its high word cannot overflow.
-  uint P0, P1, P2, P3, P4, P5, h, c, c2;
-  umulExtended(n0, w0, h, P0);
-  umulExtended(n0, w1, P4, P1);
+  // P = m * (w3:w2:w1:w0) in five words; a 64-bit product plus one word
+  // cannot overflow 64 bits.
+  uint P0, P1, P2, P3, P4, h, c;
+  umulExtended(m, w0, h, P0);
+  umulExtended(m, w1, P2, P1);
   P1 = uaddCarry(P1, h, c);
-  h = P4 + c;
-  umulExtended(n0, w2, P4, P2);
+  h = P2 + c;
+  umulExtended(m, w2, P3, P2);
   P2 = uaddCarry(P2, h, c);
-  h = P4 + c;
-  umulExtended(n0, w3, P4, P3);
+  h = P3 + c;
+  umulExtended(m, w3, P4, P3);
   P3 = uaddCarry(P3, h, c);
   P4 += c;
-  uint lo;
-  umulExtended(n1, w0, h, lo);
-  P1 = uaddCarry(P1, lo, c);
-  h += c;
-  umulExtended(n1, w1, P5, lo);
-  P2 = uaddCarry(P2, lo, c);
-  P2 = uaddCarry(P2, h, c2);
-  h = P5 + c + c2;
-  umulExtended(n1, w2, P5, lo);
-  P3 = uaddCarry(P3, lo, c);
-  P3 = uaddCarry(P3, h, c2);
-  h = P5 + c + c2;
-  umulExtended(n1, w3, P5, lo);
-  P4 = uaddCarry(P4, lo, c);
-  P4 = uaddCarry(P4, h, c2);
-  P5 += c + c2;
-  // v p / (2 pi) = P 2^(e - 32 j0 - 128): the fraction's top 32 bits are P's
-  // bits [L, L + 32), L = 96 + 32 j0 - e >= 65.
-  const int L = 96 + 32 * int(j0) - e;
-  if (L >= 192) return 0u;  // below 2^-32 turn
-  const uint k = uint(L) >> 5, s = uint(L) & 31u;
-  const uint wlo = k == 2u ? P2 : k == 3u ? P3 : k == 4u ? P4 : P5;
-  const uint whi = k == 2u ? P3 : k == 3u ? P4 : k == 4u ? P5 : 0u;
-  const uint frac = s == 0u ? wlo : (wlo >> s) | (whi << (32u - s));
-  return (bits >> 31) != 0u ? -frac : frac;
+  // v / (2 pi) = P 2^(e - 32 j0 - 128): the fraction's top 64 bits are P's
+  // bits [L, L + 64), L = 64 + 32 j0 - e >= 33; from L = 152 on, P < 2^L.
+  const int L = 64 + 32 * int(j0) - e;
+  const uint k = uint(min(L, 160)) >> 5, s = uint(L) & 31u;
+  const uint a0 = k == 1u ? P1 : k == 2u ? P2 : k == 3u ? P3 : k == 4u ? P4 : 0u;
+  const uint a1 = k == 1u ? P2 : k == 2u ? P3 : k == 3u ? P4 : 0u;
+  const uint a2 = k == 1u ? P3 : k == 2u ? P4 : 0u;
+  uvec2 q = uvec2(funnel(a0, a1, s), funnel(a1, a2, s));
+  if ((bits >> 31) != 0u) q = uvec2(-q.x, ~q.y + (q.x == 0u ? 1u : 0u));  // 1 - frac
+  return biased == 255u ? uvec2(0u) : q;  // inf or NaN: no meaningful angle
 }
 
-// freq p + phase reduced to [-pi, pi).
+// freq p + phase reduced to [-pi, pi). p times the 64-bit turn fraction of
+// freq (as common/phase.glsl does) keeps 32 bits of turn to within 2^-32 for
+// p < 2^32, so the angle's error does not grow with p.
 float angle(float f, float ph, uint p) {
-  const uint turns = turns_q32(f, p) + turns_q32(ph, 1u);
-  return float(int(turns)) * 1.4629180792671596e-09;  // 2 pi / 2^32
+  const uvec2 w = turns_q64(f);
+  uint carry, low;
+  umulExtended(p, w.x, carry, low);
+  const uint turns = p * w.y + carry + turns_q64(ph).y;  // wraps = whole turns
+  return float(int(turns)) * 1.4629180792671596e-09;      // 2 pi / 2^32
 }
 
 void main() {

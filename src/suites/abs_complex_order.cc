@@ -18,10 +18,11 @@ namespace pebench {
 namespace {
 
 // The angle error of the kernel's exact reduction (abs_complex_order.comp),
-// in radians, independent of p: two truncations to 2^-32 turn (freq p and
-// phase) and three f32 roundings of a value below pi: int to float, the
-// constant 2 pi / 2^32 and the product with it.
-double reduced_angle_error() { return 2 * 2 * M_PI * std::ldexp(1.0, -32) + 3 * M_PI * std::ldexp(1.0, -24); }
+// in radians, independent of p: three truncations of under 2^-32 turn each
+// (freq's 64-bit turn fraction times p < 2^32, the low word of that product,
+// the phase's turn fraction) and three f32 roundings of a value below pi:
+// int to float, the constant 2 pi / 2^32 and the product with it.
+double reduced_angle_error() { return 3 * 2 * M_PI * std::ldexp(1.0, -32) + 3 * M_PI * std::ldexp(1.0, -24); }
 
 class ComplexOrderCase : public Case {
  public:
