@@ -41,11 +41,13 @@ class ComplexOrderCase : public Case {
   void fill_inputs(TensorMap& t, Rng& rng) const override {
     HostTensor& tokens = t.at("tokens");
     for (int64_t i = 0; i < tokens.numel(); ++i) tokens.set(i, static_cast<double>(rng.below(vocab_)));
-    // As the paper's code initialises them: amplitudes are a word embedding
-    // (N(0,1)), frequencies uniform in [0, 10), phases uniform in [0, 2 pi).
+    // The paper's code initialises amplitudes as a word embedding (N(0,1)),
+    // frequencies uniform in [0, 10) and phases in [0, 2 pi); training moves
+    // them anywhere, so both signs are drawn (the kernel's reduction treats
+    // negative values separately).
     t.at("amp").fill_normal(rng, 1.0);
-    t.at("freq").fill_uniform(rng, 0.0, 10.0);
-    t.at("phase").fill_uniform(rng, 0.0, 2 * M_PI);
+    t.at("freq").fill_uniform(rng, -10.0, 10.0);
+    t.at("phase").fill_uniform(rng, -2 * M_PI, 2 * M_PI);
   }
 
   int64_t reference_rows() const override { return shape_.batch * shape_.seq; }
