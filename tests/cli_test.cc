@@ -61,6 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"UnknownDevice", {"run", "--device", "no-such-gpu"}, 2, "no device matches 'no-such-gpu'"},
         BadInput{"DeviceIndexOutOfRange", {"run", "--device", "99"}, 2, "no device with index 99"},
         BadInput{"UnknownOption", {"run", "--colour"}, 2, "unknown option '--colour'"},
+        BadInput{"SubmissionTimeout", {"run", "--variant", "abs.learned", "--seq", "4096,8", "--timeout", "0.000001"},
+                 1, "VK_TIMEOUT: the device did not finish within 1e-06 s"},
         BadInput{"ZeroSeq", {"run", "--variant", "abs.learned", "--seq", "0"}, 1, "seq=0 must be at least 1"},
         BadInput{"UnknownCommand", {"frobnicate"}, 2, "unknown command 'frobnicate'"},
         BadInput{"ReportNotWritable", {"run", "--variant", "abs.learned", "--out", "/proc/no/such/dir/r.json"}, 1,
