@@ -51,7 +51,7 @@ class CompareCommand : public Command {
     }
     const CompareResult result = run_compare(reports, options_, gate_);
     if (format_ == "json") {
-      std::cout << compare_json(reports, result).dump(2) << "\n";
+      std::cout << compare_json(reports, result).dump(2) << "\n" << std::flush;
       // stdout stays one JSON document; the gate's verdict also goes to stderr.
       if (result.gate && !result.gate->passed()) {
         for (const auto& r : result.gate->reasons) std::cerr << "gate: " << r << "\n";
