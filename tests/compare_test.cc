@@ -682,3 +682,30 @@ TEST(CompareInput, RealReportShapesLoad) {
 
 }  // namespace
 }  // namespace pebench
+
+namespace pebench {
+namespace {
+
+// --- on a real report from the test device --------------------------------------------
+
+TEST(CompareEndToEnd, RealReportAgainstItselfAndAsAPage) {
+  const std::string dir = test::temp_dir("e2e");
+  const std::string report = dir + "/run.json";
+  const auto run = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "16,64", "--dtype", "f32",
+                                      "--benchmark_min_time=0.01", "--out", report});
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto same = test::run_pebench({"compare", report, report, "--gate", "--format", "md"});
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_EQ(count_lines_starting(same.out, "| abs.learned | default | f32 |"), 2u) << same.out;
+  EXPECT_NE(same.out.find("| 1.000 | 1.000 | unchanged |"), std::string::npos) << same.out;  // ratio 1, p 1
+  EXPECT_NE(same.out.find("gate: passed"), std::string::npos) << same.out;
+  const auto page = test::run_pebench({"report", report, "-o", dir + "/report.html"});
+  EXPECT_EQ(page.exit_code, 0) << page.out;
+  std::ifstream in(dir + "/report.html");
+  std::stringstream html;
+  html << in.rdbuf();
+  EXPECT_NE(html.str().find("data-chart=\"seq-abs.learned\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pebench

@@ -133,10 +133,10 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
   for (const auto& c : pair.cases) changed += c.change != StatusChange::kSame;
   doc.paragraph({fmt::format(
       "{} matched: {} faster, {} slower, {} unchanged, {} noisy, {} status changes; {} only in BASE, {} only in NEW. "
-      "ratio = NEW/BASE median; verdict: outside ±{:g}% (in log terms) and Mann-Whitney U p < {:g}.",
+      "ratio = NEW/BASE median; slower/faster: beyond {} either way and Mann-Whitney U p < {:g}.",
       pair.cases.size(), pair.count(Verdict::kFaster), pair.count(Verdict::kSlower), pair.count(Verdict::kUnchanged),
       pair.count(Verdict::kNoisy), changed, pair.only_in_base.size(), pair.only_in_new.size(),
-      options.threshold * 100, options.alpha)});
+      format_threshold(options.threshold), options.alpha)});
 }
 
 void matrix_section(TextDocument& doc, const VendorMatrix& m) {
@@ -192,11 +192,11 @@ TextDocument compare_document(const std::vector<ReportFile>& reports, const Comp
   }
   if (result.gate) {
     if (result.gate->passed()) {
-      doc.paragraph({fmt::format("gate: passed (threshold {:g}%, alpha {:g})", result.options.threshold * 100,
+      doc.paragraph({fmt::format("gate: passed (threshold {}, alpha {:g})", format_threshold(result.options.threshold),
                                  result.options.alpha)});
     } else {
-      doc.paragraph({fmt::format("gate: FAILED, {} reason{} (threshold {:g}%, alpha {:g}):", result.gate->reasons.size(),
-                                 result.gate->reasons.size() == 1 ? "" : "s", result.options.threshold * 100,
+      doc.paragraph({fmt::format("gate: FAILED, {} reason{} (threshold {}, alpha {:g}):", result.gate->reasons.size(),
+                                 result.gate->reasons.size() == 1 ? "" : "s", format_threshold(result.options.threshold),
                                  result.options.alpha)});
       doc.list(result.gate->reasons);
     }

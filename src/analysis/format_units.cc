@@ -38,6 +38,10 @@ std::string format_number(const std::optional<double>& v) {
 
 namespace pebench {
 
+std::string format_threshold(double threshold) {
+  return threshold < 1 ? fmt::format("{:g}%", threshold * 100) : fmt::format("{:g}x", 1 + threshold);
+}
+
 std::string format_ns_compact(double ns) {
   if (ns < 1e3) return fmt::format("{:.3g} ns", ns);
   if (ns < 1e6) return fmt::format("{:.3g} us", ns / 1e3);

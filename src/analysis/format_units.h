@@ -18,6 +18,8 @@ std::string format_number(const std::optional<double>& v);  // "5.2e-16", "-"
 }  // namespace pebench
 
 namespace pebench {
+// A --threshold for people: "10%" below 1, "20x" (as a ratio) from 1 up.
+std::string format_threshold(double threshold);
 // Axis labels: "100 us", "1.5 ms" (at most 3 significant digits, no padding).
 std::string format_ns_compact(double ns);
 }  // namespace pebench

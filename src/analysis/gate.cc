@@ -35,9 +35,9 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
           break;
       }
       if (c.verdict == Verdict::kSlower) {
-        g.reasons.push_back(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {:g}%){}", name(b),
+        g.reasons.push_back(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}){}", name(b),
                                         format_ratio(c.ratio), format_ns(c.base_median), format_ns(c.new_median),
-                                        format_p(c.p_value), options.alpha, options.threshold * 100, in));
+                                        format_p(c.p_value), options.alpha, format_threshold(options.threshold), in));
       }
     }
     for (const CaseRecord* b : pair.only_in_base) {
