@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
 #include "analysis/case_key.h"

@@ -4,6 +4,7 @@
 // against the chart's own axes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
