@@ -144,6 +144,8 @@ std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec&
           if (std::find(s.choices.begin(), s.choices.end(), impl) != s.choices.end()) values.emplace_back(impl);
         }
         if (values.empty()) break;  // this variant has none of the requested impls
+      } else if (s.key == "impl" && !lookup(spec, *v, s.key)) {
+        for (const auto& impl : s.choices) values.emplace_back(impl);  // no --impl: every impl
       } else if (const auto* raw = lookup(spec, *v, s.key)) {
         for (const auto& text : *raw) values.push_back(parse_param_value(s, text));
         explicit_keys.push_back(s.key);
