@@ -57,12 +57,13 @@ std::string label(const RecurrentShape& s) {
 HostTensor run_recurrent(const RecurrentShape& s, const std::string& impl) {
   RunOptions options;
   options.dump_dir = test::temp_dir(label(s) + "_" + impl);
-  const CaseResult r = test::run_case("abs.recurrent", {{"impl", impl},
-                                                        {"dtype", s.dtype},
-                                                        {"batch", std::to_string(s.batch)},
-                                                        {"seq", std::to_string(s.seq)},
-                                                        {"d_model", std::to_string(s.d)},
-                                                        {"offset", std::to_string(s.offset)}},
+  const CaseResult r = test::run_case("abs.recurrent",
+                                      {{"impl", impl},
+                                       {"dtype", s.dtype},
+                                       {"batch", std::to_string(s.batch)},
+                                       {"seq", std::to_string(s.seq)},
+                                       {"d_model", std::to_string(s.d)},
+                                       {"offset", std::to_string(s.offset)}},
                                       options);
   EXPECT_EQ(r.status, CaseStatus::kOk) << impl << ": " << r.reason;
   EXPECT_TRUE(r.validation.passed) << r.validation.detail;
@@ -102,8 +103,8 @@ TEST_P(RecurrentBound, EachImplWithinItsBoundAndTheyAgree) {
       const double agree = 2 * m.rounding(p) + 2 * std::sqrt(2.0) * out;
       if (e_seq > bound || e_scan > bound || e_both > agree) {
         if (failures++ < 5) {
-          ADD_FAILURE() << "p=" << p << " t=" << t << ": sequential " << e_seq << ", scan " << e_scan
-                        << " (bound " << bound << "), |sequential - scan| " << e_both << " (bound " << agree << ")";
+          ADD_FAILURE() << "p=" << p << " t=" << t << ": sequential " << e_seq << ", scan " << e_scan << " (bound "
+                        << bound << "), |sequential - scan| " << e_both << " (bound " << agree << ")";
         }
       }
       if (n == s.seq - 1) {
@@ -126,8 +127,8 @@ TEST_P(RecurrentBound, EachImplWithinItsBoundAndTheyAgree) {
   EXPECT_EQ(failures, 0);
   const int64_t p_last = s.offset + s.seq - 1;
   std::cout << "[ measured ] " << label(s) << ": max |err| over p in [" << s.offset << ", " << p_last
-            << "]: sequential " << worst_seq << ", scan " << worst_scan << ", bound " << worst_bound << "; at p="
-            << p_last << ": sequential " << last_seq << " (" << last_seq / (p_last * kU) << " p u), scan "
+            << "]: sequential " << worst_seq << ", scan " << worst_scan << ", bound " << worst_bound
+            << "; at p=" << p_last << ": sequential " << last_seq << " (" << last_seq / (p_last * kU) << " p u), scan "
             << last_scan << " (" << last_scan / (p_last * kU) << " p u)\n";
 }
 
@@ -135,17 +136,14 @@ TEST_P(RecurrentBound, EachImplWithinItsBoundAndTheyAgree) {
 // (llvmpipe's loop limit: 65536 positions at batch 1, an offset past 60000),
 // odd N, tiny d, f16, and d=2 up to about a million positions, near where
 // the bound reaches the variant's limit of 0.25.
-INSTANTIATE_TEST_SUITE_P(Shapes, RecurrentBound,
-                         ::testing::Values(RecurrentShape{1024, 4096, 0, 1, "f32"},
-                                           RecurrentShape{1024, 4096, 12288, 1, "f32"},
-                                           RecurrentShape{1024, 4096, 28672, 1, "f32"},
-                                           RecurrentShape{1024, 4096, 61440, 1, "f32"},
-                                           RecurrentShape{1024, 37, 0, 2, "f16"},
-                                           RecurrentShape{64, 257, 70001, 3, "f32"},
-                                           RecurrentShape{8, 65536, 0, 1, "f32"},
-                                           RecurrentShape{6, 999, 5, 2, "f16"},
-                                           RecurrentShape{2, 1000000, 0, 1, "f32"}),
-                         [](const auto& info) { return label(info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, RecurrentBound,
+    ::testing::Values(RecurrentShape{1024, 4096, 0, 1, "f32"}, RecurrentShape{1024, 4096, 12288, 1, "f32"},
+                      RecurrentShape{1024, 4096, 28672, 1, "f32"}, RecurrentShape{1024, 4096, 61440, 1, "f32"},
+                      RecurrentShape{1024, 37, 0, 2, "f16"}, RecurrentShape{64, 257, 70001, 3, "f32"},
+                      RecurrentShape{8, 65536, 0, 1, "f32"}, RecurrentShape{6, 999, 5, 2, "f16"},
+                      RecurrentShape{2, 1000000, 0, 1, "f32"}),
+    [](const auto& info) { return label(info.param); });
 
 TEST(Recurrent, TheBoundAtTheLimitStillSeparatesPositions) {
   // Where the variant stops accepting positions (bound 0.25), an off-by-one
@@ -169,8 +167,8 @@ void expect_rejected(const std::string& variant, const std::string& key, const s
     EXPECT_NE(r.reason.find(named), std::string::npos) << r.reason;
   }
   const std::string out = test::temp_dir("rejected") + "/report.json";
-  const auto run = test::run_pebench({"run", "--variant", variant, "--seq", "8", "--param", key + "=" + value,
-                                      "--out", out, "--quiet"});
+  const auto run = test::run_pebench(
+      {"run", "--variant", variant, "--seq", "8", "--param", key + "=" + value, "--out", out, "--quiet"});
   EXPECT_NE(run.exit_code, 0) << run.out;
   EXPECT_NE(run.out.find(named), std::string::npos) << run.out;
 }
@@ -190,18 +188,19 @@ TEST(Floater, GpuTrajectoryMatchesFloat64Rk4) {
   struct Shape {
     std::string d, seq, offset, substeps, dtype;
   };
-  for (const Shape& s : {Shape{"64", "256", "0", "5", "f32"}, Shape{"7", "300", "0", "2", "f32"},
-                         Shape{"1024", "4", "3", "5", "f32"}, Shape{"30", "41", "0", "5", "f16"},
-                         Shape{"1", "9", "0", "1", "f16"}}) {
+  for (const Shape& s :
+       {Shape{"64", "256", "0", "5", "f32"}, Shape{"7", "300", "0", "2", "f32"}, Shape{"1024", "4", "3", "5", "f32"},
+        Shape{"30", "41", "0", "5", "f16"}, Shape{"1", "9", "0", "1", "f16"}}) {
     SCOPED_TRACE("d=" + s.d + " seq=" + s.seq + " offset=" + s.offset + " " + s.dtype);
     RunOptions options;
     options.dump_dir = test::temp_dir("floater_d" + s.d + "_" + s.dtype);
-    const CaseResult r = test::run_case("abs.floater", {{"d_model", s.d},
-                                                        {"seq", s.seq},
-                                                        {"offset", s.offset},
-                                                        {"substeps", s.substeps},
-                                                        {"dtype", s.dtype},
-                                                        {"batch", "2"}},
+    const CaseResult r = test::run_case("abs.floater",
+                                        {{"d_model", s.d},
+                                         {"seq", s.seq},
+                                         {"offset", s.offset},
+                                         {"substeps", s.substeps},
+                                         {"dtype", s.dtype},
+                                         {"batch", "2"}},
                                         options);
     ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
     EXPECT_TRUE(r.validation.passed) << r.validation.detail;

@@ -36,8 +36,7 @@ uint64_t loop_cost(uint64_t iterations) { return iterations + 1; }
 
 class FloaterCase : public Case {
  public:
-  explicit FloaterCase(const Params& p)
-      : dtype_(p.dtype()), shape_(p), substeps_(p.i("substeps")), dt_(p.f("dt")) {}
+  explicit FloaterCase(const Params& p) : dtype_(p.dtype()), shape_(p), substeps_(p.i("substeps")), dt_(p.f("dt")) {}
 
   std::vector<TensorDesc> tensors() const override {
     const int64_t d = shape_.d;
@@ -165,33 +164,34 @@ class FloaterCase : public Case {
     const uint64_t dp4 = static_cast<uint64_t>(dp / 4);
     const double shared = 2.0 * static_cast<double>(dp) * 4;
     if (shared > rec.device().limits.max_compute_shared_memory_size) {
-      throw Unsupported(fmt::format("d_model={} needs {} bytes of shared memory for the state and hidden layer; the "
-                                    "device has {}",
-                                    d, shared, rec.device().limits.max_compute_shared_memory_size));
+      throw Unsupported(
+          fmt::format("d_model={} needs {} bytes of shared memory for the state and hidden layer; the "
+                      "device has {}",
+                      d, shared, rec.device().limits.max_compute_shared_memory_size));
     }
     // llvmpipe loop budget per RK4 step: the step loop, the accumulator
     // reset, the stage loop, per stage two row loops with a dot loop per
     // row, and the position write.
     const uint64_t row_loop = loop_cost(rows);
-    const uint64_t per_step =
-        1 + row_loop + loop_cost(4) + 4 * (2 * row_loop + 2 * rows * loop_cost(dp4)) + row_loop;
+    const uint64_t per_step = 1 + row_loop + loop_cost(4) + 4 * (2 * row_loop + 2 * rows * loop_cost(dp4)) + row_loop;
     const uint64_t fixed = 3 * row_loop + 1;
     const uint64_t budget = lp.max_loop_iterations();
     if (budget <= fixed + per_step) {
-      throw Unsupported(fmt::format("one RK4 step at d_model={} needs {} loop iterations per invocation; this "
-                                    "driver stops loops after {}",
-                                    d, per_step + fixed, budget));
+      throw Unsupported(
+          fmt::format("one RK4 step at d_model={} needs {} loop iterations per invocation; this "
+                      "driver stops loops after {}",
+                      d, per_step + fixed, budget));
     }
     const uint64_t by_loops = (budget - fixed) / per_step;
-    const uint64_t by_watchdog =
-        std::max<uint64_t>(1, static_cast<uint64_t>(kMaxMacsPerDispatch / (8.0 * mv_macs())));
+    const uint64_t by_watchdog = std::max<uint64_t>(1, static_cast<uint64_t>(kMaxMacsPerDispatch / (8.0 * mv_macs())));
     const int64_t per_dispatch = static_cast<int64_t>(std::min(by_loops, by_watchdog));
     const int64_t steps = total_steps();
     const int64_t dispatches = std::max<int64_t>(1, (steps + per_dispatch - 1) / per_dispatch);
     if (dispatches > kMaxDispatches) {
-      throw Unsupported(fmt::format("{} RK4 steps need {} dispatches of at most {} steps (loop limit {}), more "
-                                    "than {}",
-                                    steps, dispatches, per_dispatch, budget, kMaxDispatches));
+      throw Unsupported(
+          fmt::format("{} RK4 steps need {} dispatches of at most {} steps (loop limit {}), more "
+                      "than {}",
+                      steps, dispatches, per_dispatch, budget, kMaxDispatches));
     }
     const float step = static_cast<float>(dt_ / static_cast<double>(substeps_));
     for (int64_t i = 0; i < dispatches; ++i) {
@@ -213,10 +213,10 @@ class FloaterCase : public Case {
 
     const bool vec4 = d % 4 == 0;
     const int64_t items = shape_.seq * (vec4 ? d / 4 : d);
-    Dispatch add = grid_dispatch(rec, "abs_floater_add", {"x", "pos", "y"}, items,
-                                 PushConstants().u32(static_cast<uint32_t>(shape_.batch)).u32(
-                                     static_cast<uint32_t>(items)),
-                                 static_cast<uint32_t>(loop_cost(static_cast<uint64_t>(shape_.batch))));
+    Dispatch add =
+        grid_dispatch(rec, "abs_floater_add", {"x", "pos", "y"}, items,
+                      PushConstants().u32(static_cast<uint32_t>(shape_.batch)).u32(static_cast<uint32_t>(items)),
+                      static_cast<uint32_t>(loop_cost(static_cast<uint64_t>(shape_.batch))));
     add.spec_constants.push_back(vec4 ? 1 : 0);
     rec.dispatch(add);
   }
@@ -285,9 +285,10 @@ class Floater : public Variant {
     if (!(dt > 0.0) || !std::isfinite(dt)) throw CaseRejected(fmt::format("dt={} must be positive", dt));
     const int64_t steps = (p.i("offset") + p.i("seq") - 1) * p.i("substeps");
     if (steps >= (int64_t{1} << 32)) {
-      throw CaseRejected(fmt::format("offset={} + seq={} at substeps={} is {} RK4 steps; kernels count steps in 32 "
-                                     "bits",
-                                     p.i("offset"), p.i("seq"), p.i("substeps"), steps));
+      throw CaseRejected(
+          fmt::format("offset={} + seq={} at substeps={} is {} RK4 steps; kernels count steps in 32 "
+                      "bits",
+                      p.i("offset"), p.i("seq"), p.i("substeps"), steps));
     }
     require_u32_items(2 * p.i("d_model") * (p.i("d_model") + 4), "w1 and w2");
   }
