@@ -7,9 +7,10 @@
 // The steps are sequential and each stage needs the whole state, so one
 // workgroup integrates the trajectory: the stage input Q and the hidden
 // layer H live in shared memory (vec4-padded, zeros past d), each invocation
-// owns ROWS channels (j = lane + r * WG) and keeps their P and RK4
-// accumulator in registers. Per stage: hidden rows (read Q, write H),
-// barrier, output rows (read H, write the next Q), barrier. The host splits
+// owns ROWS channels (j = lane + r * WG), keeps their P and RK4
+// accumulator in registers and reads each shared vec4 once for all its
+// rows. Per stage: hidden rows (read Q, write H), barrier, output rows
+// (read H, write the next Q), barrier. The host splits
 // the steps into several dispatches (llvmpipe's loop limit, watchdogs);
 // P is carried between them in `state`, in f32.
 #include "common/storage.glsl"
@@ -36,10 +37,18 @@ layout(push_constant) uniform Push {
 shared vec4 q_sh[DP4];
 shared vec4 h_sh[DP4];
 
-float row_dot(uint m, uint j, bool hidden_input) {
-  float s = 0.0;
-  for (uint i = 0, w = m * DP4 * pc.d + j; i < DP4; ++i, w += pc.d) s += dot(wp[w], hidden_input ? h_sh[i] : q_sh[i]);
-  return s;
+// This invocation's rows of w1[:, :d] Q (m = 0) or w2[:, :d] H (m = 1):
+// each vec4 block of the shared vector is read once for all ROWS rows.
+// Rows past d read row d-1 and are discarded.
+void rows_dot(uint m, out float s[ROWS]) {
+  for (uint r = 0; r < ROWS; ++r) s[r] = 0.0;
+  for (uint i = 0; i < DP4; ++i) {
+    const vec4 v = m == 0 ? q_sh[i] : h_sh[i];
+    for (uint r = 0; r < ROWS; ++r) {
+      const uint j = min(gl_LocalInvocationID.x + r * gl_WorkGroupSize.x, pc.d - 1);
+      s[r] += dot(wp[m * DP4 * pc.d + i * pc.d + j], v);
+    }
+  }
 }
 
 void write_pos(uint k, float p[ROWS]) {
@@ -71,15 +80,18 @@ void main() {
     for (uint r = 0; r < ROWS; ++r) acc[r] = 0.0;
     for (uint s = 0; s < 4; ++s) {
       const float ts = s == 0 ? t : s == 3 ? t + h : t + 0.5 * h;
+      float dots[ROWS];
+      rows_dot(0, dots);
       for (uint r = 0; r < ROWS; ++r) {
         const uint j = gl_LocalInvocationID.x + r * gl_WorkGroupSize.x;
-        if (j < d) h_sh[j / 4][j % 4] = max(row_dot(0, j, false) + vecs[j] * ts + vecs[d + j], 0.0);
+        if (j < d) h_sh[j / 4][j % 4] = max(dots[r] + vecs[j] * ts + vecs[d + j], 0.0);
       }
       barrier();
+      rows_dot(1, dots);
       for (uint r = 0; r < ROWS; ++r) {
         const uint j = gl_LocalInvocationID.x + r * gl_WorkGroupSize.x;
         if (j >= d) continue;
-        const float slope = row_dot(1, j, true) + vecs[2 * d + j] * ts + vecs[3 * d + j];
+        const float slope = dots[r] + vecs[2 * d + j] * ts + vecs[3 * d + j];
         acc[r] += s == 0 || s == 3 ? slope : 2.0 * slope;
         float q;
         if (s == 3) {

@@ -157,10 +157,6 @@ class FloaterCase : public Case {
     rec.dispatch(pack);
     rec.barrier();
 
-    // One workgroup: as many invocations as padded channels (up to the
-    // device's limit), ROWS channels each.
-    const uint32_t wg = lp.workgroup_size(static_cast<uint32_t>(std::min<int64_t>(dp, 256)));
-    const uint64_t rows = static_cast<uint64_t>((dp + wg - 1) / wg);
     const uint64_t dp4 = static_cast<uint64_t>(dp / 4);
     const double shared = 2.0 * static_cast<double>(dp) * 4;
     if (shared > rec.device().limits.max_compute_shared_memory_size) {
@@ -169,13 +165,34 @@ class FloaterCase : public Case {
                       "device has {}",
                       d, shared, rec.device().limits.max_compute_shared_memory_size));
     }
-    // llvmpipe loop budget per RK4 step: the step loop, the accumulator
-    // reset, the stage loop, per stage two row loops with a dot loop per
-    // row, and the position write.
-    const uint64_t row_loop = loop_cost(rows);
-    const uint64_t per_step = 1 + row_loop + loop_cost(4) + 4 * (2 * row_loop + 2 * rows * loop_cost(dp4)) + row_loop;
-    const uint64_t fixed = 3 * row_loop + 1;
+    // llvmpipe loop budget per RK4 step for ROWS channels per invocation:
+    // the step loop, the accumulator reset, the stage loop, per stage two
+    // matvecs (reset, block loop, a row loop per block) and two row loops,
+    // and the position write.
     const uint64_t budget = lp.max_loop_iterations();
+    auto plan = [&](uint32_t wg, uint64_t& rows, uint64_t& per_step, uint64_t& fixed) {
+      rows = static_cast<uint64_t>((dp + wg - 1) / wg);
+      const uint64_t row_loop = loop_cost(rows);
+      const uint64_t matvec = row_loop + loop_cost(dp4) + dp4 * row_loop;
+      per_step = 1 + row_loop + loop_cost(4) + 4 * (2 * matvec + 2 * row_loop) + row_loop;
+      fixed = 3 * row_loop + 1;
+    };
+    // One workgroup integrates. A GPU gets up to 256 invocations, one
+    // channel each. On a CPU device a workgroup runs on one core whatever
+    // its size, and one subgroup makes every barrier free (measured on
+    // lavapipe at d=64: 1.6-1.8x faster than 64 invocations); it grows only
+    // until at least 4 steps fit in the loop budget.
+    uint32_t wg = lp.workgroup_size(static_cast<uint32_t>(std::min<int64_t>(dp, 256)));
+    uint64_t rows = 0, per_step = 0, fixed = 0;
+    if (lp.is_cpu()) {
+      wg = lp.workgroup_size(std::max(1u, rec.device().subgroup.size));
+      for (plan(wg, rows, per_step, fixed); fixed + 4 * per_step > budget; plan(wg, rows, per_step, fixed)) {
+        const uint32_t next = lp.workgroup_size(2 * wg);
+        if (next == wg) break;
+        wg = next;
+      }
+    }
+    plan(wg, rows, per_step, fixed);
     if (budget <= fixed + per_step) {
       throw Unsupported(
           fmt::format("one RK4 step at d_model={} needs {} loop iterations per invocation; this "
