@@ -12,17 +12,18 @@
 // consecutive positions x TO channels in registers. Because its positions
 // are consecutive, a register window of RN+4 inputs slides along the taps:
 // 4 taps cost one vec4 read of x, 4*RO4 vec4 reads of w (the same address
-// in every invocation) and 16*RN*RO4 FMAs. On lavapipe, where every shared
-// or buffer access costs a loop over the SIMD lanes, that ratio is the
-// kernel's speed.
+// in every invocation: a broadcast on GPUs) and 16*RN*RO4 FMAs. On lavapipe
+// every shared or buffer access is a loop over the SIMD lanes, so that ratio
+// sets the speed: RN = 32, RO4 = 1 measured fastest there (RN = 4, 8, 16,
+// 64 and RO4 = 2 were slower).
 //
-// RN and RO4 are compile-time constants: the [[unroll]] loops over them are
-// unrolled by glslc, so the window and accumulators are registers (Mesa
-// 22.3 leaves loops bounded by specialization constants as loops, with the
-// arrays in memory). The host picks WG from the device, CC from its shared
-// memory (16 KiB / 128 invocations suffice) and checks the loop iterations
-// that remain (the chunk, staging, channel and 4-tap loops) against
-// llvmpipe's limit.
+// RN and RO4 are compile-time constants: glslc unrolls the [[unroll]] loops
+// over them, so the window and accumulators are registers (Mesa 22.3 kept
+// loops bounded by specialization constants as loops: 3x slower). The host
+// (src/suites/abs_conv_grouped.cc, which mirrors RN and RO4) picks WG from
+// the device, CC from its shared memory (16 KiB / 128 invocations suffice)
+// and checks the loop iterations that remain (the chunk, staging, channel
+// and 4-tap loops) against llvmpipe's limit.
 #extension GL_EXT_control_flow_attributes : require
 #include "common/storage.glsl"
 #include "common/erf.glsl"
@@ -34,7 +35,7 @@ const uint TO = 4 * RO4;
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 1) const uint CC = 4;         // input channels per staged chunk
 layout(constant_id = 2) const uint K = 128;        // kernel
-layout(constant_id = 3) const uint TN = 512;       // positions per workgroup = WG * RN
+layout(constant_id = 3) const uint TN = 1024;      // positions per workgroup = WG * RN
 layout(constant_id = 4) const bool VEC4 = false;   // Cg % 4 == 0: x, bias, y as vec4 in the epilogue
 layout(constant_id = 5) const bool XVEC4 = false;  // VEC4 and CC % 4 == 0: x staged as vec4
 layout(constant_id = 6) const bool WVEC4 = false;  // K % 4 == 0: w staged as vec4

@@ -25,6 +25,8 @@ double weight_std(int64_t kernel, int64_t d) { return std::sqrt(4.0 / static_cas
 // invocation.
 constexpr uint32_t kShaderRN = 32;
 constexpr uint32_t kShaderRO4 = 1;
+// 32 invocations x 32 positions: 1024 positions per workgroup (measured on
+// lavapipe; fewer invocations, or more, did not help).
 constexpr uint32_t kPreferredWG = 32;
 
 // How one case is tiled on one device: from the device's workgroup and
@@ -68,8 +70,8 @@ GroupedConvPlan plan_grouped_conv(const Recorder& rec, int64_t kernel, int64_t c
   const uint64_t stage = (x_units + wg - 1) / wg + (w_units + wg - 1) / wg;
   p.loop_iterations = chunks * (1 + stage) + static_cast<uint64_t>(cg) * (1 + kp / 4);
   if (p.loop_iterations > rec.launch().max_loop_iterations()) {
-    throw Unsupported(fmt::format("groups leave {} input channels x kernel={}: {} loop iterations per invocation; "
-                                  "this driver stops loops after {}",
+    throw Unsupported(fmt::format("d_model/groups={} input channels x kernel={} need {} loop iterations per "
+                                  "invocation; this driver stops loops after {}",
                                   cg, kernel, p.loop_iterations, rec.launch().max_loop_iterations()));
   }
   return p;
