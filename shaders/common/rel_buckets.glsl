@@ -63,7 +63,7 @@ uint t5_bucket(int rp, bool bidirectional, uint num_buckets, uint first) {
 
 // DeBERTa log bucket of delta = i' - j, before the +S shift and clamp, with
 // mid = S/2 and the list at `first` from deberta_log_thresholds(S, P, count):
-// exact while |delta| stays below the first u it does not list.
+// exact for |delta| <= D when count = deberta_log_bucket(D) - mid on the host.
 int deberta_log_bucket(int delta, uint mid, uint first, uint count) {
   const uint a = rel_magnitude(delta);
   if (a <= mid) return delta;
