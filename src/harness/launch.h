@@ -22,6 +22,12 @@ namespace pebench {
 
 class LaunchPlanner {
  public:
+  // What one execution of a loop of `iterations` iterations takes from
+  // llvmpipe's budget: the exit test counts too, and a loop in a branch no
+  // lane takes still runs it (measured with abs.recurrent: a step holding a
+  // one-iteration loop costs 3, and the kernel stops after 65535 / 3 steps).
+  static constexpr uint64_t loop_cost(uint64_t iterations) { return iterations + 1; }
+
   explicit LaunchPlanner(const PhysicalDeviceInfo& info);
 
   // `preferred` clamped to maxComputeWorkGroupInvocations and

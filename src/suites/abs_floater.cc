@@ -30,10 +30,6 @@ constexpr double kLambda = 6.0;
 // for large square matrices, Bai-Yin); w2's P-block is -w1^T.
 constexpr double kWeightNorm = 2.5;
 
-// llvmpipe's loop budget for one execution of a loop of `iterations`
-// iterations, including the exit test (see abs_recurrent.cc).
-uint64_t loop_cost(uint64_t iterations) { return iterations + 1; }
-
 class FloaterCase : public Case {
  public:
   explicit FloaterCase(const Params& p) : dtype_(p.dtype()), shape_(p), substeps_(p.i("substeps")), dt_(p.f("dt")) {}
@@ -172,9 +168,9 @@ class FloaterCase : public Case {
     const uint64_t budget = lp.max_loop_iterations();
     auto plan = [&](uint32_t wg, uint64_t& rows, uint64_t& per_step, uint64_t& fixed) {
       rows = static_cast<uint64_t>((dp + wg - 1) / wg);
-      const uint64_t row_loop = loop_cost(rows);
-      const uint64_t matvec = row_loop + loop_cost(dp4) + dp4 * row_loop;
-      per_step = 1 + row_loop + loop_cost(4) + 4 * (2 * matvec + 2 * row_loop) + row_loop;
+      const uint64_t row_loop = LaunchPlanner::loop_cost(rows);
+      const uint64_t matvec = row_loop + LaunchPlanner::loop_cost(dp4) + dp4 * row_loop;
+      per_step = 1 + row_loop + LaunchPlanner::loop_cost(4) + 4 * (2 * matvec + 2 * row_loop) + row_loop;
       fixed = 3 * row_loop + 1;
     };
     // One workgroup integrates. A GPU gets up to 256 invocations, one
@@ -233,7 +229,7 @@ class FloaterCase : public Case {
     Dispatch add =
         grid_dispatch(rec, "abs_floater_add", {"x", "pos", "y"}, items,
                       PushConstants().u32(static_cast<uint32_t>(shape_.batch)).u32(static_cast<uint32_t>(items)),
-                      static_cast<uint32_t>(loop_cost(static_cast<uint64_t>(shape_.batch))));
+                      static_cast<uint32_t>(LaunchPlanner::loop_cost(static_cast<uint64_t>(shape_.batch))));
     add.spec_constants.push_back(vec4 ? 1 : 0);
     rec.dispatch(add);
   }

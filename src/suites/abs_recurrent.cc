@@ -27,12 +27,6 @@ constexpr uint32_t kScanLanes = 32;
 constexpr uint32_t kScanSteps = 4;
 // Chunk dispatches one case may record (long runs on drivers with a loop limit).
 constexpr int64_t kMaxDispatches = 4096;
-// llvmpipe's loop budget taken by one execution of a loop of `iterations`
-// iterations: the final test that leaves the loop counts as one more, and a
-// loop in a branch no lane takes still runs that test (measured: a step
-// with a one-iteration batch loop costs 3, and 2 when the loop's branch is
-// not taken; the kernel stops after exactly 65535 / 3 and 65535 / 2 steps).
-uint64_t loop_cost(uint64_t iterations) { return iterations + 1; }
 
 // Per-step rounding of one complex product |z||w| ~ 1: each component is two
 // products and a sum (<= 2u each), so |error| <= 2 sqrt(2) u.
@@ -211,9 +205,10 @@ class RecurrentCase : public Case {
     }
     // Steps before the offset cost one loop iteration, written ones also the
     // batch loop; each of the two step loops ends with one more test.
-    const auto bounds = chunks(rec, shape_.offset + shape_.seq, shape_.offset, 1,
-                               1 + loop_cost(static_cast<uint64_t>(shape_.batch)), 2 * loop_cost(0),
-                               fmt::format("sequential recurrence over offset={} + seq={}", shape_.offset, shape_.seq));
+    const auto bounds =
+        chunks(rec, shape_.offset + shape_.seq, shape_.offset, 1,
+               1 + LaunchPlanner::loop_cost(static_cast<uint64_t>(shape_.batch)), 2 * LaunchPlanner::loop_cost(0),
+               fmt::format("sequential recurrence over offset={} + seq={}", shape_.offset, shape_.seq));
     for (size_t c = 0; c + 1 < bounds.size(); ++c) {
       if (c > 0) rec.barrier();  // the state of the previous chunk
       Dispatch dsp;
@@ -251,10 +246,12 @@ class RecurrentCase : public Case {
     // Loops per invocation: the squaring (<= 32 iterations) once, then per
     // tile the tile loop, the lane's products, the scan levels, the output
     // loop and its batch loops.
-    const uint64_t per_tile = 1 + loop_cost(kScanSteps) + loop_cost(levels) + loop_cost(kScanSteps) +
-                              kScanSteps * loop_cost(static_cast<uint64_t>(shape_.batch));
-    const auto bounds = chunks(rec, tiles, 0, per_tile, per_tile, loop_cost(32) + loop_cost(0),
-                               fmt::format("scan over seq={} in tiles of {}", shape_.seq, tile_positions));
+    const uint64_t per_tile = 1 + LaunchPlanner::loop_cost(kScanSteps) + LaunchPlanner::loop_cost(levels) +
+                              LaunchPlanner::loop_cost(kScanSteps) +
+                              kScanSteps * LaunchPlanner::loop_cost(static_cast<uint64_t>(shape_.batch));
+    const auto bounds =
+        chunks(rec, tiles, 0, per_tile, per_tile, LaunchPlanner::loop_cost(32) + LaunchPlanner::loop_cost(0),
+               fmt::format("scan over seq={} in tiles of {}", shape_.seq, tile_positions));
     for (size_t c = 0; c + 1 < bounds.size(); ++c) {
       if (c > 0) rec.barrier();  // the carry of the previous chunk
       Dispatch dsp;
