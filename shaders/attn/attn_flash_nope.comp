@@ -1,0 +1,4 @@
+#version 450
+// attn.nope, flash: plain scaled dot-product attention (no hooks).
+#include "attn/flash_decl.glsl"
+#include "attn/flash_main.glsl"

@@ -1,0 +1,6 @@
+#version 450
+// attn.rope, flash: q and k rotated inside the fused kernel (rope_hooks.glsl).
+#define ATTN_EXTRA_PUSH float attention_factor;
+#include "attn/flash_decl.glsl"
+#include "attn/rope_hooks.glsl"
+#include "attn/flash_main.glsl"

@@ -1,0 +1,44 @@
+#version 450
+// attn.rope, naive pre-pass: x [rows, D] rotated at position offset + (row %
+// seq) into an f32 copy (q with offset M - N, k with offset 0), which the
+// naive passes then attend over. Pairs per encodings.md section 2; dims
+// >= rotary_dim are copied.
+#include "common/storage.glsl"
+#include "common/grid.glsl"
+#include "common/phase.glsl"
+#include "common/rope.glsl"
+
+layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };
+layout(std430, binding = 1) readonly buffer Freq { uvec2 freq[]; };
+layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+
+layout(push_constant) uniform Push {
+  uint rows;
+  uint seq;
+  uint dim;
+  uint rotary_dim;
+  uint offset;
+  uint neox;
+  float attention_factor;
+} pc;
+
+void main() {
+  const uint half_r = pc.rotary_dim / 2;
+  const uint per_row = half_r + (pc.dim - pc.rotary_dim);
+  FOR_EACH_ITEM(item, pc.rows * per_row) {
+    const uint row = item / per_row;
+    const uint j = item - row * per_row;
+    const uint base = row * pc.dim;
+    if (j >= half_r) {
+      const uint d = pc.rotary_dim + j - half_r;
+      y[base + d] = float(x[base + d]);
+    } else {
+      const uint i1 = base + (pc.neox != 0 ? j : 2 * j);
+      const uint i2 = base + (pc.neox != 0 ? j + half_r : 2 * j + 1);
+      const float a = phase_angle(pc.offset + row % pc.seq, freq[j]);
+      const vec2 r = rope_rotate(float(x[i1]), float(x[i2]), cos(a), sin(a), pc.attention_factor);
+      y[i1] = r.x;
+      y[i2] = r.y;
+    }
+  }
+}

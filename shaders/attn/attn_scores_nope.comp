@@ -1,0 +1,4 @@
+#version 450
+// attn.nope (and attn.rope on pre-rotated q, k), naive pass 1: the scores.
+#include "attn/scores_decl.glsl"
+#include "attn/scores_main.glsl"

@@ -1,0 +1,25 @@
+// Small definitions every attention kernel shares.
+#ifndef PEBENCH_ATTN_UTIL_GLSL
+#define PEBENCH_ATTN_UTIL_GLSL
+
+#include "common/storage.glsl"
+
+// The score of a masked key and the start of a running max: the spec's
+// -inf, kept finite so that no step can form inf - inf. Real scores are far
+// above ATTN_VISIBLE; exp(ATTN_MASKED - m) underflows to 0 like exp(-inf).
+const float ATTN_MASKED = -1.0e30;
+const float ATTN_VISIBLE = -1.0e29;  // s > ATTN_VISIBLE: the key is visible
+
+// exp(s - m) for a visible score, exactly 0 for a masked one (lavapipe's exp
+// clamps its argument, so exp(-1e30) alone would be 2^-127, not 0).
+float attn_weight(float s, float m) { return s > ATTN_VISIBLE ? exp(s - m) : 0.0; }
+vec4 attn_weight4(vec4 s, vec4 m) {
+  return mix(vec4(0.0), exp(s - m), greaterThan(s, vec4(ATTN_VISIBLE)));
+}
+
+// Four consecutive stored elements as one access.
+#define ATTN_CHUNK_T STORAGE_VEC4
+#define ATTN_CHUNK_LOAD(x4) vec4(x4)
+#define ATTN_CHUNK_STORE(val) STORAGE_VEC4(val)
+
+#endif

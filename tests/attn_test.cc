@@ -1,0 +1,405 @@
+// attn.nope, attn.rope, attn.alibi: known answers of the float64 reference,
+// ALiBi's slopes, the flash plan against device limits and llvmpipe's loop
+// budget, validation of both impls on the shapes that stress them (decode,
+// M != N, GQA/MQA, odd head dims, key splits, causal), naive and flash on
+// the same inputs, and clean rejection of bad shapes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/registry.h"
+#include "harness/sweep.h"
+#include "runtime/buffer.h"
+#include "runtime/command_buffer.h"
+#include "runtime/pipeline.h"
+#include "suites/attn_common.h"
+#include "test_util.h"
+
+namespace pebench {
+namespace {
+
+using Axes = std::map<std::string, std::string>;
+
+// ---- reference known answers (no GPU) ---------------------------------------
+
+// Sets every element of tensor `name` to f(index).
+template <typename F>
+void set_all(HostTensor& t, F f) {
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, f(i));
+}
+
+TEST(AttnReference, ZeroQueriesAverageTheVisibleValues) {
+  // q = 0: every visible key scores 0, so o_i is the mean of v over the keys
+  // visible to i' = i + M - N, read from kv head h / (H / Hkv).
+  for (const char* causal : {"0", "1"}) {
+    SCOPED_TRACE(std::string("causal=") + causal);
+    auto c = test::build_case("attn.nope", {{"batch", "2"}, {"heads", "4"}, {"kv_heads", "2"}, {"seq", "5"},
+                                            {"kv_seq", "9"}, {"dim", "3"}, {"causal", causal}});
+    set_all(c.tensors.at("q"), [](int64_t) { return 0.0; });
+    const HostTensor& v = c.tensors.at("v");
+    const Reference ref = c.reference();
+    const auto& rows = ref.outputs().at(0).rows;
+    for (int64_t b = 0; b < 2; ++b) {
+      for (int64_t h = 0; h < 4; ++h) {
+        for (int64_t i = 0; i < 5; ++i) {
+          const int64_t visible = causal[0] == '1' ? i + 9 - 5 + 1 : 9;
+          for (int64_t d = 0; d < 3; ++d) {
+            double mean = 0;
+            for (int64_t j = 0; j < visible; ++j) mean += v.get(((b * 2 + h / 2) * 9 + j) * 3 + d);
+            mean /= static_cast<double>(visible);
+            EXPECT_NEAR(rows.at((b * 4 + h) * 5 + i)[static_cast<size_t>(d)], mean, 1e-12);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(AttnReference, RopeScoresDependOnTheDistance) {
+  // D = 2, neox, theta_0 = base^0 = 1: q = k = (1, 0) rotated to i' and j
+  // score scale * cos(i' - j). With v_j = (j, 1), o = (sum p_j j, 1).
+  auto c = test::build_case("attn.rope", {{"heads", "1"}, {"seq", "3"}, {"kv_seq", "7"}, {"dim", "2"}});
+  set_all(c.tensors.at("q"), [](int64_t i) { return i % 2 == 0 ? 1.0 : 0.0; });
+  set_all(c.tensors.at("k"), [](int64_t i) { return i % 2 == 0 ? 1.0 : 0.0; });
+  set_all(c.tensors.at("v"), [](int64_t i) { return i % 2 == 0 ? static_cast<double>(i / 2) : 1.0; });
+  const double scale = 1 / std::sqrt(2.0);
+  const Reference ref = c.reference();
+  for (int64_t i = 0; i < 3; ++i) {
+    const int64_t qpos = i + 4;
+    double num = 0, den = 0;
+    for (int64_t j = 0; j < 7; ++j) {
+      const double w = std::exp(scale * std::cos(static_cast<double>(qpos - j)));
+      num += w * static_cast<double>(j);
+      den += w;
+    }
+    const auto& row = ref.outputs().at(0).rows.at(i);
+    EXPECT_NEAR(row[0], num / den, 1e-12);
+    EXPECT_NEAR(row[1], 1.0, 1e-12);
+  }
+}
+
+TEST(AttnReference, AlibiBiasIsLinearInTheDistance) {
+  // q = 0 leaves only the bias: weights exp(-m |i' - j|) (H = 1: m = 2^-8),
+  // causal keeps j <= i'.
+  for (const char* causal : {"0", "1"}) {
+    SCOPED_TRACE(std::string("causal=") + causal);
+    auto c = test::build_case("attn.alibi",
+                              {{"heads", "1"}, {"seq", "4"}, {"kv_seq", "6"}, {"dim", "1"}, {"causal", causal}});
+    set_all(c.tensors.at("q"), [](int64_t) { return 0.0; });
+    set_all(c.tensors.at("v"), [](int64_t j) { return static_cast<double>(j * j); });
+    const Reference ref = c.reference();
+    const double m = std::exp2(-8.0);
+    for (int64_t i = 0; i < 4; ++i) {
+      const int64_t qpos = i + 2;
+      double num = 0, den = 0;
+      for (int64_t j = 0; j < 6; ++j) {
+        if (causal[0] == '1' && j > qpos) continue;
+        const double w = std::exp(-m * std::fabs(static_cast<double>(qpos - j)));
+        num += w * static_cast<double>(j * j);
+        den += w;
+      }
+      EXPECT_NEAR(ref.outputs().at(0).rows.at(i)[0], num / den, 1e-12);
+    }
+  }
+}
+
+TEST(AttnAlibi, SlopesFollowGetSlopes) {
+  // encodings.md: H = 8 -> 2^-1..2^-8; H = 12 -> 2^-1..2^-8, 2^-0.5, 2^-1.5,
+  // 2^-2.5, 2^-3.5; H = 6 -> get_slopes(4) then get_slopes(8)[0], [2].
+  const std::map<int64_t, std::vector<double>> expected_log2{
+      {8, {-1, -2, -3, -4, -5, -6, -7, -8}},
+      {12, {-1, -2, -3, -4, -5, -6, -7, -8, -0.5, -1.5, -2.5, -3.5}},
+      {6, {-2, -4, -6, -8, -1, -3}},
+      {1, {-8}},
+  };
+  for (const auto& [heads, logs] : expected_log2) {
+    const std::vector<double> slopes = alibi_slopes(heads);
+    ASSERT_EQ(slopes.size(), logs.size()) << "H=" << heads;
+    for (size_t h = 0; h < logs.size(); ++h) EXPECT_DOUBLE_EQ(slopes[h], std::exp2(logs[h])) << "H=" << heads << " h=" << h;
+  }
+  // What the kernels read: the uploaded table, as f32.
+  auto c = test::build_case("attn.alibi", {{"heads", "12"}, {"dim", "8"}, {"seq", "4"}});
+  const HostTensor& t = c.tensors.at("slopes");
+  ASSERT_EQ(t.numel(), 12);
+  for (int64_t h = 0; h < 12; ++h) {
+    EXPECT_EQ(t.get(h), static_cast<double>(static_cast<float>(std::exp2(expected_log2.at(12)[static_cast<size_t>(h)]))));
+  }
+}
+
+TEST(AttnCost, CountsTheDefinitionsMultiplyAdds) {
+  auto full = test::build_case("attn.nope", {{"heads", "2"}, {"seq", "10"}, {"kv_seq", "30"}, {"dim", "8"}, {"causal", "1"}});
+  EXPECT_DOUBLE_EQ(full.impl->cost().flops, 4.0 * 2 * 10 * 30 * 8);  // causal with N != M: not halved
+  auto half = test::build_case("attn.nope", {{"heads", "2"}, {"seq", "30"}, {"dim", "8"}, {"causal", "1"}});
+  EXPECT_DOUBLE_EQ(half.impl->cost().flops, 4.0 * 2 * 30 * 30 * 8 / 2);
+  auto alibi = test::build_case("attn.alibi", {{"heads", "2"}, {"seq", "30"}, {"dim", "8"}});
+  EXPECT_DOUBLE_EQ(alibi.impl->cost().flops, 4.0 * 2 * 30 * 30 * 8 + 2.0 * 2 * 30 * 30);
+  // bytes: q, k, v read and o written once, at the storage dtype.
+  auto f16 = test::build_case("attn.nope", {{"heads", "4"}, {"kv_heads", "2"}, {"seq", "3"}, {"kv_seq", "5"},
+                                            {"dim", "8"}, {"dtype", "f16"}});
+  EXPECT_DOUBLE_EQ(f16.impl->cost().bytes, 2.0 * (2 * 4 * 3 * 8 + 2 * 2 * 5 * 8));
+}
+
+// ---- the flash plan ---------------------------------------------------------
+
+const AttnCase& attn_case(const test::BuiltCase& c) { return dynamic_cast<const AttnCase&>(*c.impl); }
+
+// A case for one parameter set, without host tensors (plans only).
+std::unique_ptr<Case> plan_case(const std::string& variant, const Axes& axes) {
+  SweepSpec spec;
+  spec.variant_globs = {variant};
+  for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
+  const auto planned = expand_sweep(Registry::instance(), spec);
+  EXPECT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned.at(0).rejected, "");
+  return planned.at(0).variant->make(planned.at(0).params);
+}
+
+FlashTiles tiles_for(const test::BuiltCase& c, const FlashDevice& dev) {
+  return flash_tiles(attn_case(c).shape(), attn_case(c).flash_plan(), dev);
+}
+
+const FlashDevice kLavapipe{32768, 1024, 8, true};
+const FlashDevice kPhone{16384, 128, 16, false};
+
+TEST(AttnFlashPlan, DecodeSplitsTheKeysAcrossInvocations) {
+  auto c = test::build_case("attn.nope", {{"impl", "flash"}, {"seq", "1"}, {"kv_seq", "8192"}, {"heads", "8"}});
+  const FlashPlan& p = attn_case(c).flash_plan();
+  EXPECT_TRUE(p.direct);
+  EXPECT_GT(p.splits, 8);
+  EXPECT_GE(p.splits * p.keys_per_split, 8192);
+  EXPECT_LT((p.splits - 1) * p.keys_per_split, 8192);
+  // Prefill with many rows: staged, one pass.
+  auto big = test::build_case("attn.nope", {{"impl", "flash"}, {"seq", "4096"}, {"heads", "8"}});
+  EXPECT_FALSE(attn_case(big).flash_plan().direct);
+  EXPECT_EQ(attn_case(big).flash_plan().splits, 1);
+}
+
+TEST(AttnFlashPlan, StaysUnderLlvmpipesLoopBudget) {
+  // Every invocation must stay under LaunchPlanner's 60000 loop iterations
+  // at N = M = 4096 and at decode M = 16384, for every head dim and variant.
+  for (const char* variant : {"attn.nope", "attn.rope", "attn.alibi"}) {
+    for (const char* dim : {"32", "64", "80", "96", "128", "256"}) {
+      for (const Axes& shape : {Axes{{"seq", "4096"}}, Axes{{"seq", "1"}, {"kv_seq", "16384"}},
+                                Axes{{"seq", "64"}, {"kv_seq", "65536"}}}) {
+        Axes axes = shape;
+        axes["impl"] = "flash";
+        axes["dim"] = dim;
+        const auto c = plan_case(variant, axes);
+        const auto& a = dynamic_cast<const AttnCase&>(*c);
+        SCOPED_TRACE(std::string(variant) + " dim=" + dim + " kv_seq=" + std::to_string(a.shape().kv_seq));
+        const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);
+        EXPECT_LE(flash_loop_iterations(a.flash_plan(), t, {}), kFlashLoopBudget);
+      }
+    }
+  }
+}
+
+TEST(AttnFlashPlan, TilesFitThePhonesLimits) {
+  for (const char* dim : {"32", "64", "128", "256"}) {
+    auto c = test::build_case("attn.nope", {{"impl", "flash"}, {"seq", "512"}, {"dim", dim}});
+    const FlashTiles t = tiles_for(c, kPhone);
+    SCOPED_TRACE(std::string("dim=") + dim);
+    EXPECT_LE(t.invocations, 128u);
+    EXPECT_EQ(t.invocations % 16, 0u);
+    EXPECT_EQ(t.row_slots, 1u);  // a GPU: one row per invocation
+    EXPECT_GE(t.keys, 4u);
+    EXPECT_LE(2ull * t.keys * t.d4 * 16, 16384u);
+  }
+  // A device whose shared memory cannot hold a 4-key tile gets a reason.
+  auto c = test::build_case("attn.nope", {{"impl", "flash"}, {"seq", "512"}, {"dim", "256"}});
+  try {
+    tiles_for(c, FlashDevice{4096, 128, 32, false});
+    FAIL() << "expected Unsupported";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("dim=256"), std::string::npos) << e.what();
+  }
+}
+
+// ---- GPU: validation against the float64 reference ----------------------------
+
+void expect_all_validate(const std::string& variant, const Axes& axes, size_t expected_cases) {
+  const auto results = test::run_cases(variant, axes);
+  EXPECT_EQ(results.size(), expected_cases);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.id + " " + r.label);
+    EXPECT_EQ(r.status, CaseStatus::kOk) << status_name(r.status) << ": " << r.reason;
+    EXPECT_TRUE(r.validation.passed) << r.validation.detail;
+    EXPECT_EQ(r.vk_validation_errors, 0u);
+  }
+}
+
+TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {
+  // Both impls, both dtypes, causal and not, on: decode (N = 1) with MHA,
+  // M != N with GQA and with MQA (M = 50: not a multiple of any tile), a
+  // head dim that is not a multiple of 16 and one that is not a multiple of 4.
+  for (const char* variant : {"attn.nope", "attn.rope", "attn.alibi"}) {
+    SCOPED_TRACE(variant);
+    for (const Axes& shape : {Axes{{"seq", "1"}, {"kv_heads", "8"}}, Axes{{"seq", "37"}, {"kv_heads", "2"}},
+                              Axes{{"seq", "37"}, {"kv_heads", "1"}}}) {
+      Axes axes = shape;
+      axes.insert({{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"}, {"heads", "8"},
+                   {"kv_seq", "50"}, {"dim", "80"}});
+      expect_all_validate(variant, axes, 2 * 2 * 2);
+    }
+    expect_all_validate(variant,
+                        {{"impl", "naive,flash"}, {"dtype", "f32"}, {"causal", "1"}, {"heads", "3"}, {"seq", "19"},
+                         {"dim", "6"}},
+                        2);
+  }
+}
+
+TEST(AttnGpu, ValidatesLongKeysWithSplits) {
+  // Decode over 16k keys (direct splits + combine), and a staged prefill over
+  // 8k keys split for parallelism: a silently truncated loop would fail here.
+  expect_all_validate("attn.nope",
+                      {{"impl", "naive,flash"}, {"dtype", "f16"}, {"heads", "4"}, {"kv_heads", "1"}, {"seq", "1"},
+                       {"kv_seq", "16384"}, {"dim", "64"}, {"causal", "1"}},
+                      2);
+  auto c = test::build_case("attn.alibi", {{"impl", "flash"}, {"heads", "2"}, {"seq", "64"}, {"kv_seq", "8192"},
+                                           {"dim", "32"}});
+  ASSERT_GT(attn_case(c).flash_plan().splits, 1);
+  EXPECT_FALSE(attn_case(c).flash_plan().direct);
+  expect_all_validate("attn.alibi",
+                      {{"impl", "flash"}, {"dtype", "f32"}, {"heads", "2"}, {"seq", "64"}, {"kv_seq", "8192"},
+                       {"dim", "32"}, {"causal", "0,1"}},
+                      2);
+}
+
+TEST(AttnGpu, FullyMaskedSplitsGiveNoNaN) {
+  // Causal N = M with key splits: the first rows see no key of the later
+  // splits (partials with l = 0), and their workgroups skip masked tiles.
+  auto c = test::build_case("attn.rope", {{"impl", "flash"}, {"heads", "1"}, {"seq", "1024"}, {"dim", "32"},
+                                          {"causal", "1"}});
+  ASSERT_GT(attn_case(c).flash_plan().splits, 1);
+  expect_all_validate("attn.rope",
+                      {{"impl", "flash"}, {"dtype", "f32,f16"}, {"heads", "1"}, {"seq", "1024"}, {"dim", "32"},
+                       {"causal", "1"}},
+                      2);
+}
+
+TEST(AttnGpu, RopeScalingsValidate) {
+  for (const char* scaling : {"linear", "ntk", "yarn", "llama3"}) {
+    SCOPED_TRACE(scaling);
+    expect_all_validate("attn.rope",
+                        {{"impl", "naive,flash"}, {"heads", "4"}, {"kv_heads", "2"}, {"seq", "40"},
+                         {"kv_seq", "3000"}, {"dim", "64"}, {"scaling", scaling}, {"max_pos", "1024"},
+                         {"orig_max_pos", "1024"}, {"style", "neox,gptj"}, {"rotary_dim", "48"}},
+                        4);
+  }
+}
+
+// ---- GPU: naive and flash on the same inputs ---------------------------------
+
+// Records a case's dispatches into one command buffer on the test device.
+class TestRecorder : public Recorder {
+ public:
+  TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
+      : cmd_(cmd), storage_(storage), buffers_(buffers) {}
+  const PhysicalDeviceInfo& device() const override { return test::gpu().info(); }
+  const DeviceFeatures& enabled() const override { return test::gpu().device().enabled(); }
+  const LaunchPlanner& launch() const override { return test::gpu().launch(); }
+  void dispatch(const Dispatch& d) override {
+    PipelineDesc desc;
+    desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
+    desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
+    desc.spec_constants = d.spec_constants;
+    const ComputePipeline& pipeline = test::gpu().pipeline(d.shader, d.storage.value_or(storage_), desc);
+    std::vector<const Buffer*> bound;
+    for (const auto& name : d.buffers) bound.push_back(buffers_.at(name).get());
+    pools_.push_back(DescriptorPool::Create(test::gpu().device(), 1, 16).value());
+    cmd_.bind(pipeline, pools_.back()->allocate(pipeline, bound).value());
+    cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
+    cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
+  }
+  void barrier() override { cmd_.compute_barrier(); }
+
+ private:
+  CommandBuffer& cmd_;
+  DType storage_;
+  const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
+  std::vector<std::unique_ptr<DescriptorPool>> pools_;
+};
+
+// Runs a built case (inputs from build_case's seed) and returns o.
+std::vector<double> run_on_gpu(const test::BuiltCase& c) {
+  Device& dev = test::gpu().device();
+  std::map<std::string, std::unique_ptr<Buffer>> buffers;
+  for (const auto& t : c.impl->tensors()) {
+    buffers[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
+    if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
+      const HostTensor& h = c.tensors.at(t.name);
+      EXPECT_TRUE(upload(dev, *buffers[t.name], h.data(), h.bytes()).ok());
+    }
+  }
+  auto cmd = CommandBuffer::Create(dev).value();
+  EXPECT_TRUE(cmd->begin().ok());
+  TestRecorder rec(*cmd, c.params.dtype(), buffers);
+  c.impl->record(rec);
+  EXPECT_TRUE(cmd->end().ok());
+  EXPECT_TRUE(cmd->submit_and_wait().ok());
+  HostTensor o = c.tensors.at("o");
+  EXPECT_TRUE(download(dev, *buffers.at("o"), o.data(), o.bytes()).ok());
+  return o.to_f64();
+}
+
+TEST(AttnGpu, NaiveAndFlashAgreeOnTheSameInputs) {
+  const uint64_t before = test::instance().validation_error_count();
+  for (const char* variant : {"attn.nope", "attn.rope", "attn.alibi"}) {
+    for (const Axes& shape : {Axes{{"seq", "45"}, {"kv_seq", "130"}, {"causal", "1"}},
+                              Axes{{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}}) {
+      Axes axes = shape;
+      axes["heads"] = "4";
+      axes["kv_heads"] = "2";
+      axes["dim"] = "64";
+      axes["impl"] = "naive";
+      const auto naive = test::build_case(variant, axes);
+      axes["impl"] = "flash";
+      const auto flash = test::build_case(variant, axes);
+      SCOPED_TRACE(std::string(variant) + " " + flash.params.canonical());
+      const std::vector<double> a = run_on_gpu(naive), b = run_on_gpu(flash);
+      ASSERT_EQ(a.size(), b.size());
+      // Both are within the f32 error model of the same reference.
+      double err2 = 0, ref2 = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
+        err2 += (a[i] - b[i]) * (a[i] - b[i]);
+        ref2 += a[i] * a[i];
+      }
+      EXPECT_LE(err2 / ref2, 4 * naive.impl->tolerance().nmse);
+      EXPECT_GT(ref2, 0.0);
+    }
+  }
+  test::expect_no_validation_errors(before);
+}
+
+// ---- bad shapes ---------------------------------------------------------------
+
+TEST(AttnRejects, BadShapesWithTheirReason) {
+  struct Bad {
+    Axes axes;
+    std::string reason_has;
+  };
+  const std::vector<Bad> bad{
+      {{{"heads", "6"}, {"kv_heads", "4"}}, "kv_heads=4"},
+      {{{"seq", "50"}, {"kv_seq", "40"}}, "kv_seq=40"},
+      {{{"impl", "flash"}, {"dim", "512"}}, "dim=512"},
+      {{{"scaling", "ntk"}, {"rotary_dim", "7"}}, "rotary_dim=7"},
+  };
+  for (const auto& b : bad) {
+    const std::string variant = b.axes.count("scaling") ? "attn.rope" : "attn.nope";
+    const auto results = test::run_cases(variant, b.axes);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, CaseStatus::kSkipped);
+    EXPECT_NE(results[0].reason.find(b.reason_has), std::string::npos) << results[0].reason;
+  }
+  // From the command line: one clear line and, inside a sweep, the case skipped.
+  const auto out = test::run_pebench({"run", "--variant", "attn.alibi", "--impl", "flash", "--dim", "512",
+                                      "--seq", "8", "--out", test::temp_dir("bad") + "/r.json", "--quiet"});
+  EXPECT_NE(out.out.find("dim=512"), std::string::npos) << out.out;
+}
+
+}  // namespace
+}  // namespace pebench
