@@ -27,11 +27,10 @@ namespace pebench {
 namespace {
 
 using Axes = std::map<std::string, std::string>;
-
-template <typename F>
-void set_all(HostTensor& t, F f) {
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, f(i));
-}
+using test::expect_all_validate;
+using test::nmse;
+using test::run_on_gpu;
+using test::set_all;
 
 // ---- T5 buckets as encodings.md states them (nb 32, max_distance 128) ----------
 
@@ -65,7 +64,7 @@ TEST(RelBiasSpec, TranscribedT5FactsAgree) {
   repeat(24, 4), repeat(25, 4), repeat(26, 7), repeat(27, 9), repeat(28, 9);
   ASSERT_EQ(table.size(), 81u);
   for (int rp = -40; rp <= 40; ++rp) EXPECT_EQ(spec_t5_bucket(rp, true), table[static_cast<size_t>(rp + 40)]) << rp;
-  const std::vector<int> before{0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 9, 9, 9, 9,
+  const std::vector<int> before{0,  1,  2,  3,  4,  5,  6,  7,  8,  8,  8,  8,  9,  9,  9, 9,
                                 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11};
   for (int d = 0; d <= 30; ++d) EXPECT_EQ(spec_t5_bucket(-d, true), before[static_cast<size_t>(d)]) << d;
   EXPECT_EQ(spec_t5_bucket(5, false), 0);
@@ -94,7 +93,11 @@ TEST(RelBiasReference, T5BiasFollowsTheSpecBucketsInBothModes) {
   for (const char* bidirectional : {"true", "false"}) {
     SCOPED_TRACE(std::string("bidirectional=") + bidirectional);
     const bool bi = bidirectional[0] == 't';
-    auto c = test::build_case("attn.t5", {{"impl", "naive"}, {"heads", "1"}, {"seq", "41"}, {"kv_seq", "300"}, {"dim", "1"},
+    auto c = test::build_case("attn.t5", {{"impl", "naive"},
+                                          {"heads", "1"},
+                                          {"seq", "41"},
+                                          {"kv_seq", "300"},
+                                          {"dim", "1"},
                                           {"bidirectional", bidirectional}});
     set_all(c.tensors.at("q"), [](int64_t) { return 0.0; });
     set_all(c.tensors.at("v"), [](int64_t j) { return static_cast<double>(j); });
@@ -114,8 +117,8 @@ TEST(RelBiasReference, T5BiasFollowsTheSpecBucketsInBothModes) {
 TEST(RelBiasReference, TupeAddsTheUntiedTermAndTheBias) {
   // q = 0; pq[h, p] = (a(h,p), 0), pk[h, p] = (b(p), 0): s = scale a(h,i') b(j)
   // + bias_table[bucket(j - i'), h], scale = 1/sqrt(2D). GQA: 2 heads, 1 kv head.
-  auto c = test::build_case("attn.tupe", {{"impl", "naive"}, {"heads", "2"}, {"kv_heads", "1"}, {"seq", "3"}, {"kv_seq", "6"},
-                                          {"dim", "2"}});
+  auto c = test::build_case(
+      "attn.tupe", {{"impl", "naive"}, {"heads", "2"}, {"kv_heads", "1"}, {"seq", "3"}, {"kv_seq", "6"}, {"dim", "2"}});
   auto a = [](int64_t h, int64_t p) { return 0.5 * static_cast<double>((p + 1) * (h + 1)); };
   auto b = [](int64_t p) { return static_cast<double>(p) - 2.5; };
   set_all(c.tensors.at("q"), [](int64_t) { return 0.0; });
@@ -146,8 +149,13 @@ TEST(RelBiasReference, DebertaTermsShareOneIdxAndReadTheKvHeadsKeys) {
   // delta + S). q_i = (qa(h,i), 0), k_j = (0, kk(j)), kr[h, r] = (r al(h), 0),
   // qr[h, r] = (0, r be(h)): q.k = 0, c2p = qa al idx, p2c = kk be idx, and
   // s = (c2p + p2c) / sqrt(3D).
-  auto c = test::build_case("attn.deberta", {{"impl", "naive"}, {"heads", "2"}, {"kv_heads", "1"}, {"seq", "2"}, {"kv_seq", "4"},
-                                             {"dim", "2"}, {"position_buckets", "8"}});
+  auto c = test::build_case("attn.deberta", {{"impl", "naive"},
+                                             {"heads", "2"},
+                                             {"kv_heads", "1"},
+                                             {"seq", "2"},
+                                             {"kv_seq", "4"},
+                                             {"dim", "2"},
+                                             {"position_buckets", "8"}});
   // Every value exact in f32.
   auto qa = [](int64_t h, int64_t i) { return 0.25 * static_cast<double>(h + 1) - 0.125 * static_cast<double>(i); };
   auto kk = [](int64_t j) { return 0.25 * static_cast<double>(j) - 0.5; };
@@ -155,8 +163,10 @@ TEST(RelBiasReference, DebertaTermsShareOneIdxAndReadTheKvHeadsKeys) {
   auto be = [](int64_t h) { return h == 0 ? 0.375 : 0.0625; };
   set_all(c.tensors.at("q"), [&](int64_t e) { return e % 2 == 0 ? qa(e / 4, (e / 2) % 2) : 0.0; });
   set_all(c.tensors.at("k"), [&](int64_t e) { return e % 2 == 1 ? kk(e / 2) : 0.0; });
-  set_all(c.tensors.at("kr"), [&](int64_t e) { return e % 2 == 0 ? static_cast<double>((e / 2) % 16) * al(e / 32) : 0.0; });
-  set_all(c.tensors.at("qr"), [&](int64_t e) { return e % 2 == 1 ? static_cast<double>((e / 2) % 16) * be(e / 32) : 0.0; });
+  set_all(c.tensors.at("kr"),
+          [&](int64_t e) { return e % 2 == 0 ? static_cast<double>((e / 2) % 16) * al(e / 32) : 0.0; });
+  set_all(c.tensors.at("qr"),
+          [&](int64_t e) { return e % 2 == 1 ? static_cast<double>((e / 2) % 16) * be(e / 32) : 0.0; });
   set_all(c.tensors.at("v"), [](int64_t e) { return e % 2 == 0 ? static_cast<double>(e / 2) : 1.0; });
   const Reference ref = c.reference();
   const double scale = 1 / std::sqrt(6.0);
@@ -184,7 +194,8 @@ TEST(RelBiasParams, DefaultsAndTheScaleWrittenOut) {
   EXPECT_TRUE(t5.params.b("bidirectional"));
   auto t5c = test::build_case("attn.t5", {{"impl", "flash"}, {"dim", "64"}, {"seq", "4"}, {"causal", "1"}});
   EXPECT_FALSE(t5c.params.b("bidirectional"));
-  auto t5u = test::build_case("attn.t5", {{"impl", "flash"}, {"dim", "64"}, {"seq", "4"}, {"causal", "1"}, {"bidirectional", "1"}});
+  auto t5u = test::build_case(
+      "attn.t5", {{"impl", "flash"}, {"dim", "64"}, {"seq", "4"}, {"causal", "1"}, {"bidirectional", "1"}});
   EXPECT_TRUE(t5u.params.b("bidirectional"));
   auto tupe = test::build_case("attn.tupe", {{"impl", "flash"}, {"dim", "32"}, {"seq", "4"}, {"causal", "1"}});
   EXPECT_DOUBLE_EQ(tupe.params.f("scale"), 1 / std::sqrt(64.0));
@@ -289,23 +300,10 @@ TEST(RelBiasFlashPlan, StaysUnderLlvmpipesLoopBudget) {
 
 // ---- GPU: validation against the float64 reference ------------------------------
 
-void expect_all_validate(const std::string& variant, const Axes& axes, size_t expected_cases,
-                         RunOptions options = {}) {
-  const auto results = test::run_cases(variant, axes, options);
-  EXPECT_EQ(results.size(), expected_cases);
-  for (const auto& r : results) {
-    SCOPED_TRACE(r.id + " " + r.label);
-    EXPECT_EQ(r.status, CaseStatus::kOk) << status_name(r.status) << ": " << r.reason;
-    EXPECT_TRUE(r.validation.ran);
-    EXPECT_TRUE(r.validation.passed) << r.validation.detail;
-    EXPECT_EQ(r.vk_validation_errors, 0u);
-  }
-}
-
 // Both impls, both dtypes, causal and not, GQA (8 heads on 2), M != N and
 // decode over 700 keys.
-const Axes kMatrix{{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"}, {"heads", "8"},
-                   {"kv_heads", "2"}, {"dim", "64"}};
+const Axes kMatrix{{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"},
+                   {"heads", "8"},          {"kv_heads", "2"},    {"dim", "64"}};
 
 TEST(RelBiasGpu, T5ValidatesInBothBucketModes) {
   for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}}, Axes{{"seq", "1"}, {"kv_seq", "700"}}}) {
@@ -325,8 +323,14 @@ TEST(RelBiasGpu, TupeValidates) {
   // 3 heads per kv head: the pk rows per key cannot be shared by the row
   // slots of an invocation (a workgroup is not a multiple of 3 rows).
   expect_all_validate("attn.tupe",
-                      {{"impl", "flash"}, {"dtype", "f32"}, {"heads", "6"}, {"kv_heads", "2"}, {"seq", "1,37"},
-                       {"kv_seq", "90"}, {"dim", "40"}, {"causal", "1"}},
+                      {{"impl", "flash"},
+                       {"dtype", "f32"},
+                       {"heads", "6"},
+                       {"kv_heads", "2"},
+                       {"seq", "1,37"},
+                       {"kv_seq", "90"},
+                       {"dim", "40"},
+                       {"causal", "1"}},
                       2);
 }
 
@@ -344,13 +348,23 @@ TEST(RelBiasGpu, T5PastMaxDistanceInBothModes) {
   // (bidirectional) and before the query (unidirectional, saturating at
   // bucket 31); every log-bucket boundary of both modes is crossed.
   expect_all_validate("attn.t5",
-                      {{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"heads", "4"}, {"kv_heads", "2"},
-                       {"seq", "300"}, {"dim", "32"}, {"bidirectional", "true,false"}},
+                      {{"impl", "naive,flash"},
+                       {"dtype", "f32,f16"},
+                       {"heads", "4"},
+                       {"kv_heads", "2"},
+                       {"seq", "300"},
+                       {"dim", "32"},
+                       {"bidirectional", "true,false"}},
                       8);
   // TUPE's buckets, a head dim that is not a multiple of 4.
   expect_all_validate("attn.tupe",
-                      {{"impl", "naive,flash"}, {"dtype", "f32"}, {"heads", "2"}, {"seq", "40"},
-                       {"kv_seq", "260"}, {"dim", "6"}, {"causal", "0,1"}},
+                      {{"impl", "naive,flash"},
+                       {"dtype", "f32"},
+                       {"heads", "2"},
+                       {"seq", "40"},
+                       {"kv_seq", "260"},
+                       {"dim", "6"},
+                       {"causal", "0,1"}},
                       4);
 }
 
@@ -359,78 +373,13 @@ TEST(RelBiasGpu, DebertaLogBucketsAndClampAtN600) {
   // 511 (idx clamps at 0 and 2S - 1); both tables in flash.
   RunOptions options;
   options.reference_budget = 1e8;  // a sample of rows (first and last included)
-  expect_all_validate("attn.deberta",
-                      {{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"heads", "2"}, {"seq", "600"},
-                       {"dim", "32"}, {"causal", "0,1"}},
-                      8, options);
+  expect_all_validate(
+      "attn.deberta",
+      {{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"heads", "2"}, {"seq", "600"}, {"dim", "32"}, {"causal", "0,1"}},
+      8, options);
 }
 
 // ---- GPU: the same inputs through two cases ----------------------------------------
-
-// Records a case's dispatches into one command buffer on the test device
-// (as tests/attn_test.cc does).
-class TestRecorder : public Recorder {
- public:
-  TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
-      : cmd_(cmd), storage_(storage), buffers_(buffers) {}
-  const PhysicalDeviceInfo& device() const override { return test::gpu().info(); }
-  const DeviceFeatures& enabled() const override { return test::gpu().device().enabled(); }
-  const LaunchPlanner& launch() const override { return test::gpu().launch(); }
-  void dispatch(const Dispatch& d) override {
-    PipelineDesc desc;
-    desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
-    desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
-    desc.spec_constants = d.spec_constants;
-    const ComputePipeline& pipeline = test::gpu().pipeline(d.shader, d.storage.value_or(storage_), desc);
-    std::vector<const Buffer*> bound;
-    for (const auto& name : d.buffers) bound.push_back(buffers_.at(name).get());
-    pools_.push_back(DescriptorPool::Create(test::gpu().device(), 1, 16).value());
-    cmd_.bind(pipeline, pools_.back()->allocate(pipeline, bound).value());
-    cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
-    cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
-  }
-  void barrier() override { cmd_.compute_barrier(); }
-
- private:
-  CommandBuffer& cmd_;
-  DType storage_;
-  const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
-  std::vector<std::unique_ptr<DescriptorPool>> pools_;
-};
-
-std::vector<double> run_on_gpu(const test::BuiltCase& c) {
-  Device& dev = test::gpu().device();
-  std::map<std::string, std::unique_ptr<Buffer>> buffers;
-  for (const auto& t : c.impl->tensors()) {
-    buffers[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
-    if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
-      const HostTensor& h = c.tensors.at(t.name);
-      EXPECT_TRUE(upload(dev, *buffers[t.name], h.data(), h.bytes()).ok());
-    }
-  }
-  auto cmd = CommandBuffer::Create(dev).value();
-  EXPECT_TRUE(cmd->begin().ok());
-  TestRecorder rec(*cmd, c.params.dtype(), buffers);
-  c.impl->record(rec);
-  EXPECT_TRUE(cmd->end().ok());
-  EXPECT_TRUE(cmd->submit_and_wait().ok());
-  HostTensor o = c.tensors.at("o");
-  EXPECT_TRUE(download(dev, *buffers.at("o"), o.data(), o.bytes()).ok());
-  return o.to_f64();
-}
-
-// sum (a - b)^2 / sum b^2; both finite.
-double nmse(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double err2 = 0, ref2 = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
-    err2 += (a[i] - b[i]) * (a[i] - b[i]);
-    ref2 += b[i] * b[i];
-  }
-  EXPECT_GT(ref2, 0.0);
-  return err2 / ref2;
-}
 
 TEST(RelBiasGpu, NaiveAndFlashAgreeOnTheSameInputs) {
   const uint64_t before = test::instance().validation_error_count();

@@ -22,14 +22,12 @@ namespace pebench {
 namespace {
 
 using Axes = std::map<std::string, std::string>;
+using test::expect_all_validate;
+using test::nmse;
+using test::run_on_gpu;
+using test::set_all;
 
 // ---- reference known answers (no GPU) ---------------------------------------
-
-// Sets every element of tensor `name` to f(index).
-template <typename F>
-void set_all(HostTensor& t, F f) {
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, f(i));
-}
 
 TEST(AttnReference, ZeroQueriesAverageTheVisibleValues) {
   // q = 0: every visible key scores 0, so o_i is the mean of v over the keys
@@ -237,17 +235,6 @@ TEST(AttnFlashPlan, TilesFitThePhonesLimits) {
 
 // ---- GPU: validation against the float64 reference ----------------------------
 
-void expect_all_validate(const std::string& variant, const Axes& axes, size_t expected_cases) {
-  const auto results = test::run_cases(variant, axes);
-  EXPECT_EQ(results.size(), expected_cases);
-  for (const auto& r : results) {
-    SCOPED_TRACE(r.id + " " + r.label);
-    EXPECT_EQ(r.status, CaseStatus::kOk) << status_name(r.status) << ": " << r.reason;
-    EXPECT_TRUE(r.validation.passed) << r.validation.detail;
-    EXPECT_EQ(r.vk_validation_errors, 0u);
-  }
-}
-
 TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {
   // Both impls, both dtypes, causal and not, on: decode (N = 1) with MHA,
   // M != N with GQA and with MQA (M = 50: not a multiple of any tile), a
@@ -331,58 +318,6 @@ TEST(AttnGpu, RopeScalingsValidate) {
 
 // ---- GPU: naive and flash on the same inputs ---------------------------------
 
-// Records a case's dispatches into one command buffer on the test device.
-class TestRecorder : public Recorder {
- public:
-  TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
-      : cmd_(cmd), storage_(storage), buffers_(buffers) {}
-  const PhysicalDeviceInfo& device() const override { return test::gpu().info(); }
-  const DeviceFeatures& enabled() const override { return test::gpu().device().enabled(); }
-  const LaunchPlanner& launch() const override { return test::gpu().launch(); }
-  void dispatch(const Dispatch& d) override {
-    PipelineDesc desc;
-    desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
-    desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
-    desc.spec_constants = d.spec_constants;
-    const ComputePipeline& pipeline = test::gpu().pipeline(d.shader, d.storage.value_or(storage_), desc);
-    std::vector<const Buffer*> bound;
-    for (const auto& name : d.buffers) bound.push_back(buffers_.at(name).get());
-    pools_.push_back(DescriptorPool::Create(test::gpu().device(), 1, 16).value());
-    cmd_.bind(pipeline, pools_.back()->allocate(pipeline, bound).value());
-    cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
-    cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
-  }
-  void barrier() override { cmd_.compute_barrier(); }
-
- private:
-  CommandBuffer& cmd_;
-  DType storage_;
-  const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
-  std::vector<std::unique_ptr<DescriptorPool>> pools_;
-};
-
-// Runs a built case (inputs from build_case's seed) and returns o.
-std::vector<double> run_on_gpu(const test::BuiltCase& c) {
-  Device& dev = test::gpu().device();
-  std::map<std::string, std::unique_ptr<Buffer>> buffers;
-  for (const auto& t : c.impl->tensors()) {
-    buffers[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
-    if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
-      const HostTensor& h = c.tensors.at(t.name);
-      EXPECT_TRUE(upload(dev, *buffers[t.name], h.data(), h.bytes()).ok());
-    }
-  }
-  auto cmd = CommandBuffer::Create(dev).value();
-  EXPECT_TRUE(cmd->begin().ok());
-  TestRecorder rec(*cmd, c.params.dtype(), buffers);
-  c.impl->record(rec);
-  EXPECT_TRUE(cmd->end().ok());
-  EXPECT_TRUE(cmd->submit_and_wait().ok());
-  HostTensor o = c.tensors.at("o");
-  EXPECT_TRUE(download(dev, *buffers.at("o"), o.data(), o.bytes()).ok());
-  return o.to_f64();
-}
-
 TEST(AttnGpu, NaiveAndFlashAgreeOnTheSameInputs) {
   const uint64_t before = test::instance().validation_error_count();
   for (const char* variant : {"attn.nope", "attn.rope", "attn.alibi"}) {
@@ -397,17 +332,8 @@ TEST(AttnGpu, NaiveAndFlashAgreeOnTheSameInputs) {
       axes["impl"] = "flash";
       const auto flash = test::build_case(variant, axes);
       SCOPED_TRACE(std::string(variant) + " " + flash.params.canonical());
-      const std::vector<double> a = run_on_gpu(naive), b = run_on_gpu(flash);
-      ASSERT_EQ(a.size(), b.size());
       // Both are within the f32 error model of the same reference.
-      double err2 = 0, ref2 = 0;
-      for (size_t i = 0; i < a.size(); ++i) {
-        ASSERT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
-        err2 += (a[i] - b[i]) * (a[i] - b[i]);
-        ref2 += a[i] * a[i];
-      }
-      EXPECT_LE(err2 / ref2, 4 * naive.impl->tolerance().nmse);
-      EXPECT_GT(ref2, 0.0);
+      EXPECT_LE(nmse(run_on_gpu(flash), run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
     }
   }
   test::expect_no_validation_errors(before);

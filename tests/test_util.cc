@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +12,9 @@
 
 #include "harness/registry.h"
 #include "harness/sweep.h"
+#include "runtime/buffer.h"
+#include "runtime/command_buffer.h"
+#include "runtime/pipeline.h"
 
 namespace pebench::test {
 namespace {
@@ -170,6 +174,86 @@ std::string temp_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+namespace {
+
+// Records a case's dispatches into one command buffer on the test device.
+class TestRecorder : public Recorder {
+ public:
+  TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
+      : cmd_(cmd), storage_(storage), buffers_(buffers) {}
+  const PhysicalDeviceInfo& device() const override { return gpu().info(); }
+  const DeviceFeatures& enabled() const override { return gpu().device().enabled(); }
+  const LaunchPlanner& launch() const override { return gpu().launch(); }
+  void dispatch(const Dispatch& d) override {
+    PipelineDesc desc;
+    desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
+    desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
+    desc.spec_constants = d.spec_constants;
+    const ComputePipeline& pipeline = gpu().pipeline(d.shader, d.storage.value_or(storage_), desc);
+    std::vector<const Buffer*> bound;
+    for (const auto& name : d.buffers) bound.push_back(buffers_.at(name).get());
+    pools_.push_back(DescriptorPool::Create(gpu().device(), 1, 16).value());
+    cmd_.bind(pipeline, pools_.back()->allocate(pipeline, bound).value());
+    cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
+    cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
+  }
+  void barrier() override { cmd_.compute_barrier(); }
+
+ private:
+  CommandBuffer& cmd_;
+  DType storage_;
+  const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
+  std::vector<std::unique_ptr<DescriptorPool>> pools_;
+};
+
+}  // namespace
+
+std::vector<double> run_on_gpu(const BuiltCase& c, const std::string& output) {
+  Device& dev = gpu().device();
+  std::map<std::string, std::unique_ptr<Buffer>> buffers;
+  for (const auto& t : c.impl->tensors()) {
+    buffers[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
+    if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
+      const HostTensor& h = c.tensors.at(t.name);
+      EXPECT_TRUE(upload(dev, *buffers[t.name], h.data(), h.bytes()).ok());
+    }
+  }
+  auto cmd = CommandBuffer::Create(dev).value();
+  EXPECT_TRUE(cmd->begin().ok());
+  TestRecorder rec(*cmd, c.params.dtype(), buffers);
+  c.impl->record(rec);
+  EXPECT_TRUE(cmd->end().ok());
+  EXPECT_TRUE(cmd->submit_and_wait().ok());
+  HostTensor out = c.tensors.at(output);
+  EXPECT_TRUE(download(dev, *buffers.at(output), out.data(), out.bytes()).ok());
+  return out.to_f64();
+}
+
+double nmse(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double err2 = 0, ref2 = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    EXPECT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
+    err2 += (a[i] - b[i]) * (a[i] - b[i]);
+    ref2 += b[i] * b[i];
+  }
+  EXPECT_GT(ref2, 0.0);
+  return ref2 > 0 ? err2 / ref2 : INFINITY;
+}
+
+void expect_all_validate(const std::string& variant, const std::map<std::string, std::string>& axes,
+                         size_t expected_cases, RunOptions options) {
+  const auto results = run_cases(variant, axes, options);
+  EXPECT_EQ(results.size(), expected_cases);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.id + " " + r.label);
+    EXPECT_EQ(r.status, CaseStatus::kOk) << status_name(r.status) << ": " << r.reason;
+    EXPECT_TRUE(r.validation.ran);
+    EXPECT_TRUE(r.validation.passed) << r.validation.detail;
+    EXPECT_EQ(r.vk_validation_errors, 0u);
+  }
 }
 
 }  // namespace pebench::test

@@ -49,6 +49,25 @@ struct BuiltCase {
 };
 BuiltCase build_case(const std::string& variant, const std::map<std::string, std::string>& axes, uint64_t seed = 1);
 
+// Sets every element of `t` to f(flat index).
+template <typename F>
+void set_all(HostTensor& t, F f) {
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, f(i));
+}
+
+// Runs a built case's dispatches once on the test device with its host
+// inputs (so two cases can be fed the same tensors) and returns `output`.
+std::vector<double> run_on_gpu(const BuiltCase& c, const std::string& output = "o");
+
+// sum (a - b)^2 / sum b^2 over two finite vectors of one size (fails the test
+// otherwise, or when b is all zero).
+double nmse(const std::vector<double>& a, const std::vector<double>& b);
+
+// Every case of the axes ran, validated and raised no validation-layer error;
+// there are `expected_cases` of them.
+void expect_all_validate(const std::string& variant, const std::map<std::string, std::string>& axes,
+                         size_t expected_cases, RunOptions options = {});
+
 struct ProcessResult {
   int exit_code = -1;
   std::string out;  // stdout and stderr together
