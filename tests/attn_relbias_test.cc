@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "attn_test_util.h"
 #include "harness/registry.h"
 #include "harness/sweep.h"
 #include "runtime/buffer.h"
@@ -382,24 +383,9 @@ TEST(RelBiasGpu, DebertaLogBucketsAndClampAtN600) {
 // ---- GPU: the same inputs through two cases ----------------------------------------
 
 TEST(RelBiasGpu, NaiveAndFlashAgreeOnTheSameInputs) {
-  const uint64_t before = test::instance().validation_error_count();
-  for (const char* variant : {"attn.t5", "attn.tupe", "attn.deberta"}) {
-    for (const Axes& shape : {Axes{{"seq", "45"}, {"kv_seq", "300"}, {"causal", "1"}},
-                              Axes{{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}}) {
-      Axes axes = shape;
-      axes["heads"] = "4";
-      axes["kv_heads"] = "2";
-      axes["dim"] = "64";
-      axes["impl"] = "naive";
-      const auto naive = test::build_case(variant, axes);
-      axes["impl"] = "flash";
-      const auto flash = test::build_case(variant, axes);
-      SCOPED_TRACE(std::string(variant) + " " + flash.params.canonical());
-      // Both within the f32 error model of the same reference.
-      EXPECT_LE(nmse(run_on_gpu(flash), run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
-    }
-  }
-  test::expect_no_validation_errors(before);
+  test::expect_naive_and_flash_agree(
+      {"attn.t5", "attn.tupe", "attn.deberta"},
+      {{{"seq", "45"}, {"kv_seq", "300"}, {"causal", "1"}}, {{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}});
 }
 
 TEST(RelBiasGpu, TheBiasChangesTheOutputVersusNope) {

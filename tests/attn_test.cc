@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attn_test_util.h"
 #include "harness/registry.h"
 #include "harness/sweep.h"
 #include "runtime/buffer.h"
@@ -23,8 +24,6 @@ namespace {
 
 using Axes = std::map<std::string, std::string>;
 using test::expect_all_validate;
-using test::nmse;
-using test::run_on_gpu;
 using test::set_all;
 
 // ---- reference known answers (no GPU) ---------------------------------------
@@ -319,24 +318,9 @@ TEST(AttnGpu, RopeScalingsValidate) {
 // ---- GPU: naive and flash on the same inputs ---------------------------------
 
 TEST(AttnGpu, NaiveAndFlashAgreeOnTheSameInputs) {
-  const uint64_t before = test::instance().validation_error_count();
-  for (const char* variant : {"attn.nope", "attn.rope", "attn.alibi"}) {
-    for (const Axes& shape : {Axes{{"seq", "45"}, {"kv_seq", "130"}, {"causal", "1"}},
-                              Axes{{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}}) {
-      Axes axes = shape;
-      axes["heads"] = "4";
-      axes["kv_heads"] = "2";
-      axes["dim"] = "64";
-      axes["impl"] = "naive";
-      const auto naive = test::build_case(variant, axes);
-      axes["impl"] = "flash";
-      const auto flash = test::build_case(variant, axes);
-      SCOPED_TRACE(std::string(variant) + " " + flash.params.canonical());
-      // Both are within the f32 error model of the same reference.
-      EXPECT_LE(nmse(run_on_gpu(flash), run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
-    }
-  }
-  test::expect_no_validation_errors(before);
+  test::expect_naive_and_flash_agree(
+      {"attn.nope", "attn.rope", "attn.alibi"},
+      {{{"seq", "45"}, {"kv_seq", "130"}, {"causal", "1"}}, {{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}});
 }
 
 // ---- bad shapes ---------------------------------------------------------------

@@ -1,0 +1,38 @@
+// Test plumbing shared by the attention variants' tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace pebench::test {
+
+// For each variant and shape (axes; heads 4 on kv_heads 2 and dim 64 unless
+// the shape says otherwise), naive and flash fed the same inputs agree within
+// 4x the f32 error model of the reference, on every output named.
+inline void expect_naive_and_flash_agree(const std::vector<std::string>& variants,
+                                         const std::vector<std::map<std::string, std::string>>& shapes,
+                                         const std::vector<std::string>& outputs = {"o"}) {
+  const uint64_t before = instance().validation_error_count();
+  for (const auto& variant : variants) {
+    for (const auto& shape : shapes) {
+      std::map<std::string, std::string> axes{{"heads", "4"}, {"kv_heads", "2"}, {"dim", "64"}};
+      for (const auto& [k, v] : shape) axes[k] = v;
+      axes["impl"] = "naive";
+      const auto naive = build_case(variant, axes);
+      axes["impl"] = "flash";
+      const auto flash = build_case(variant, axes);
+      SCOPED_TRACE(variant + " " + flash.params.canonical());
+      for (const auto& out : outputs) {
+        EXPECT_LE(nmse(run_on_gpu(flash, out), run_on_gpu(naive, out)), 4 * naive.impl->tolerance().nmse) << out;
+      }
+    }
+  }
+  expect_no_validation_errors(before);
+}
+
+}  // namespace pebench::test
