@@ -38,6 +38,14 @@ int pebench_main(int argc, char** argv) {
     c->configure(*sub);
     subs.emplace_back(sub, c.get());
   }
+  // CLI11 would only say "A subcommand is required": name the bad word instead.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(commands.begin(), commands.end(), [&](const auto& c) { return c->name() == argv[1]; })) {
+    std::string names;
+    for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c->name();
+    std::fprintf(stderr, "pebench: error: unknown command '%s' (commands: %s)\n", argv[1], names.c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

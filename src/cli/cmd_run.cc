@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "analysis/text_table.h"
@@ -55,6 +57,9 @@ class RunCommand : public Command {
     app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
     app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")->capture_default_str();
     app.add_flag("--quiet", quiet_, "no progress lines");
+    app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
   }
 
   int run(CLI::App& app) override {
@@ -117,6 +122,7 @@ class RunCommand : public Command {
                                              ctx.status().message()));
       }
       contexts.push_back(std::move(ctx).value());
+      contexts.back()->device().set_submit_timeout(timeout_s_);
       devices.push_back(device_json(vk.devices[idx]));
       for (const auto& pc : planned) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
     }
@@ -149,7 +155,17 @@ class RunCommand : public Command {
     std::signal(SIGINT, SIG_DFL);
     writer.flush();
 
-    return summarize(writer);
+    const int code = summarize(writer);
+    for (const auto& ctx : contexts) {
+      if (ctx->device().lost()) {
+        // Work may still be running on that device: tearing Vulkan down now
+        // would crash or hang, and the report is already written.
+        std::fflush(stdout);
+        std::fflush(stderr);
+        std::_Exit(code);
+      }
+    }
+    return code;
   }
 
  private:
@@ -203,6 +219,7 @@ class RunCommand : public Command {
   std::vector<std::string> params_;
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false;
   uint64_t seed_ = 0;
+  double timeout_s_ = 120;
 };
 
 PEBENCH_REGISTER_COMMAND(RunCommand);

@@ -88,6 +88,11 @@ void BenchDriver::start(size_t index) {
     r.reason = c.planned.rejected;
     return;
   }
+  if (c.gpu->device().lost()) {
+    r.status = CaseStatus::kError;
+    r.reason = "not run: the device is unusable after an earlier timeout or device loss";
+    return;
+  }
   run_ = std::make_unique<CaseRun>(*c.gpu, *c.planned.variant, options_.run, r);
   ready_ = run_->setup();
 }

@@ -30,12 +30,15 @@ uint32_t LaunchPlanner::groups(int64_t items, uint32_t workgroup_size, uint32_t 
   const int64_t per_group = static_cast<int64_t>(workgroup_size) * items_per_invocation_;
   const int64_t groups = std::clamp<int64_t>((items + per_group - 1) / per_group, 1, max_groups_);
   const int64_t invocations = groups * workgroup_size;
+  // llvmpipe charges a loop of k iterations k + 1 (the exit test counts), so an
+  // item costs its grid-stride iteration, its inner iterations and one exit;
+  // the grid-stride loop's own exit adds one.
   const uint64_t per_invocation =
-      static_cast<uint64_t>((items + invocations - 1) / invocations) * (1 + uint64_t{loop_iterations_per_item});
+      static_cast<uint64_t>((items + invocations - 1) / invocations) * (2 + uint64_t{loop_iterations_per_item}) + 1;
   if (per_invocation > max_loop_iterations_) {
     throw Unsupported(fmt::format(
         "{} items of {} loop iterations each need {} iterations per invocation; this driver stops loops after {}",
-        items, 1 + loop_iterations_per_item, per_invocation, max_loop_iterations_));
+        items, 2 + loop_iterations_per_item, per_invocation, max_loop_iterations_));
   }
   return static_cast<uint32_t>(groups);
 }

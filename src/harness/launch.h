@@ -22,15 +22,21 @@ namespace pebench {
 
 class LaunchPlanner {
  public:
+  // What one execution of a loop of `iterations` iterations takes from
+  // llvmpipe's budget: the exit test counts too, and a loop in a branch no
+  // lane takes still runs it (measured with abs.recurrent: a step holding a
+  // one-iteration loop costs 3, and the kernel stops after 65535 / 3 steps).
+  static constexpr uint64_t loop_cost(uint64_t iterations) { return iterations + 1; }
+
   explicit LaunchPlanner(const PhysicalDeviceInfo& info);
 
   // `preferred` clamped to maxComputeWorkGroupInvocations and
   // maxComputeWorkGroupSize.x, rounded down to a multiple of the subgroup
   // size when it is larger than one.
   uint32_t workgroup_size(uint32_t preferred = 256) const;
-  // Groups for a grid-stride loop over `items`, each item costing
-  // `loop_iterations_per_item` iterations of the kernel's inner loops plus one
-  // of the grid-stride loop.
+  // Groups for a grid-stride loop over `items`, each item running
+  // `loop_iterations_per_item` iterations of the kernel's inner loops. The
+  // budget counts llvmpipe's way: a loop of k iterations costs k + 1.
   uint32_t groups(int64_t items, uint32_t workgroup_size, uint32_t loop_iterations_per_item = 0) const;
   // Loop iterations one invocation may run in total (llvmpipe: 65535, with a
   // safety margin; others: unlimited).

@@ -110,7 +110,12 @@ std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec&
   // Every command-line key must belong to some selected variant.
   for (const auto& [key, values] : spec.axes) {
     bool known = false;
-    for (const Variant* v : selected) known = known || find_spec(all_params(*v), key) != nullptr;
+    for (const Variant* v : selected) {
+      const auto specs = all_params(*v);
+      // heads and dim also set an input-side variant's d_model (heads * dim).
+      const bool via_d_model = (key == "heads" || key == "dim") && find_spec(specs, "d_model") != nullptr;
+      known = known || via_d_model || find_spec(specs, key) != nullptr;
+    }
     if (!known) {
       throw UsageError(fmt::format("unknown parameter '{}': no selected variant has it (see `pebench list`)", key));
     }
@@ -139,6 +144,8 @@ std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec&
           if (std::find(s.choices.begin(), s.choices.end(), impl) != s.choices.end()) values.emplace_back(impl);
         }
         if (values.empty()) break;  // this variant has none of the requested impls
+      } else if (s.key == "impl" && !lookup(spec, *v, s.key)) {
+        for (const auto& impl : s.choices) values.emplace_back(impl);  // no --impl: every impl
       } else if (const auto* raw = lookup(spec, *v, s.key)) {
         for (const auto& text : *raw) values.push_back(parse_param_value(s, text));
         explicit_keys.push_back(s.key);

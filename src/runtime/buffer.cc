@@ -56,6 +56,7 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
 }
 
 Buffer::~Buffer() {
+  if (device_.lost()) return;  // see Device::lost(): never destroy under running work
   if (mapped_) vkUnmapMemory(device_.handle(), memory_);
   if (buffer_) vkDestroyBuffer(device_.handle(), buffer_, nullptr);
   if (memory_) vkFreeMemory(device_.handle(), memory_, nullptr);

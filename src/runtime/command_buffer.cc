@@ -17,6 +17,7 @@ StatusOr<std::unique_ptr<CommandBuffer>> CommandBuffer::Create(const Device& dev
 }
 
 CommandBuffer::~CommandBuffer() {
+  if (device_.lost()) return;  // see Device::lost()
   if (cmd_) vkFreeCommandBuffers(device_.handle(), device_.command_pool(), 1, &cmd_);
 }
 

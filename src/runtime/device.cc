@@ -1,5 +1,7 @@
 #include "runtime/device.h"
 
+#include <fmt/format.h>
+
 #include <vector>
 
 namespace pebench {
@@ -81,6 +83,7 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const
 
 Device::~Device() {
   if (device_ == VK_NULL_HANDLE) return;
+  if (lost_) return;  // work may still be running: leaking beats destroying it (or hanging in vkDeviceWaitIdle)
   vkDeviceWaitIdle(device_);
   if (fence_) vkDestroyFence(device_, fence_, nullptr);
   if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
@@ -102,12 +105,25 @@ uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags requ
 }
 
 Status Device::submit_and_wait(VkCommandBuffer cmd) const {
+  if (lost_) {
+    return Status::error("the device is unusable after an earlier timeout or device loss", VK_ERROR_DEVICE_LOST);
+  }
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
   PB_VK_RETURN_IF_ERROR(vkResetFences(device_, 1, &fence_));
-  PB_VK_RETURN_IF_ERROR(vkQueueSubmit(queue_, 1, &submit, fence_));
-  PB_VK_RETURN_IF_ERROR(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX));
+  VkResult r = vkQueueSubmit(queue_, 1, &submit, fence_);
+  if (r == VK_SUCCESS) {
+    const auto timeout_ns = static_cast<uint64_t>(submit_timeout_s_ * 1e9);
+    r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns);
+  }
+  if (r == VK_TIMEOUT) {
+    lost_ = true;
+    return Status::error(fmt::format("vkWaitForFences: VK_TIMEOUT: the device did not finish within {} s", submit_timeout_s_),
+                         VK_TIMEOUT);
+  }
+  if (r == VK_ERROR_DEVICE_LOST) lost_ = true;
+  if (r != VK_SUCCESS) return vk_error("vkQueueSubmit/vkWaitForFences", r);
   return Status();
 }
 

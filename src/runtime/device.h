@@ -44,8 +44,14 @@ class Device {
   uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
                             VkMemoryPropertyFlags preferred = 0) const;
 
-  // Submits one command buffer and blocks until it completes (fence).
+  // Submits one command buffer and blocks until it completes (fence), at
+  // most submit_timeout seconds. A timeout or VK_ERROR_DEVICE_LOST marks the
+  // device lost: later submissions fail at once, and destruction leaks the
+  // device's objects rather than destroying them under running work.
   Status submit_and_wait(VkCommandBuffer cmd) const;
+  void set_submit_timeout(double seconds) { submit_timeout_s_ = seconds; }
+  double submit_timeout() const { return submit_timeout_s_; }
+  bool lost() const { return lost_; }
 
  private:
   explicit Device(const PhysicalDeviceInfo& info) : info_(info) {}
@@ -57,6 +63,8 @@ class Device {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  double submit_timeout_s_ = 120.0;
+  mutable bool lost_ = false;
 };
 
 }  // namespace pebench

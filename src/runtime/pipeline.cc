@@ -77,6 +77,7 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device&
 }
 
 ComputePipeline::~ComputePipeline() {
+  if (device_.lost()) return;  // see Device::lost()
   if (pipeline_) vkDestroyPipeline(device_.handle(), pipeline_, nullptr);
   if (layout_) vkDestroyPipelineLayout(device_.handle(), layout_, nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(device_.handle(), set_layout_, nullptr);
@@ -95,6 +96,7 @@ StatusOr<std::unique_ptr<DescriptorPool>> DescriptorPool::Create(const Device& d
 }
 
 DescriptorPool::~DescriptorPool() {
+  if (device_.lost()) return;  // see Device::lost()
   if (pool_) vkDestroyDescriptorPool(device_.handle(), pool_, nullptr);
 }
 

@@ -16,6 +16,7 @@ StatusOr<std::unique_ptr<ShaderModule>> ShaderModule::Create(const Device& devic
 }
 
 ShaderModule::~ShaderModule() {
+  if (device_.lost()) return;  // see Device::lost()
   if (module_) vkDestroyShaderModule(device_.handle(), module_, nullptr);
 }
 

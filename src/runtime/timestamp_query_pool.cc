@@ -21,6 +21,7 @@ StatusOr<std::unique_ptr<TimestampQueryPool>> TimestampQueryPool::Create(const D
 }
 
 TimestampQueryPool::~TimestampQueryPool() {
+  if (device_.lost()) return;  // see Device::lost()
   if (pool_) vkDestroyQueryPool(device_.handle(), pool_, nullptr);
 }
 

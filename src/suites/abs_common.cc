@@ -18,4 +18,21 @@ void resolve_input_shape(const Params& p) {
   require_u32_items(p.i("batch") * p.i("seq") * p.i("d_model"), "x");
 }
 
+ParamSpec table_len_param() {
+  return derived_param("table_len", ParamType::kInt, "offset + seq", "rows L of the position table");
+}
+
+void resolve_table_len(Params& p) {
+  if (!p.has("table_len")) p.set("table_len", p.i("offset") + p.i("seq"));
+  if (p.i("offset") + p.i("seq") > p.i("table_len")) {
+    throw CaseRejected(
+        fmt::format("offset={} + seq={} exceeds table_len={}", p.i("offset"), p.i("seq"), p.i("table_len")));
+  }
+  // Divided, not multiplied: a huge table_len must not overflow int64 first.
+  if (p.i("table_len") > int64_t{UINT32_MAX} / p.i("d_model")) {
+    throw CaseRejected(fmt::format("table_len={} x d_model={} elements exceed 32-bit indexing", p.i("table_len"),
+                                   p.i("d_model")));
+  }
+}
+
 }  // namespace pebench

@@ -26,4 +26,10 @@ std::vector<ParamSpec> input_shape_params();
 // tensors too large for 32-bit indexing.
 void resolve_input_shape(const Params& p);
 
+// The `table_len` of a position table indexed by p = offset + n: declared
+// with default offset + seq; resolve fills the default and rejects tables
+// that are too short (offset + seq > table_len) or too large to index.
+ParamSpec table_len_param();
+void resolve_table_len(Params& p);
+
 }  // namespace pebench

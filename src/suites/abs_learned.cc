@@ -69,17 +69,12 @@ class Learned : public Variant {
   std::string summary() const override { return "learned absolute position table added to x (BERT, GPT-2)"; }
   std::vector<ParamSpec> params() const override {
     auto specs = input_shape_params();
-    specs.push_back(derived_param("table_len", ParamType::kInt, "offset + seq", "rows L of the position table"));
+    specs.push_back(table_len_param());
     return specs;
   }
   void resolve(Params& p) const override {
     resolve_input_shape(p);
-    if (!p.has("table_len")) p.set("table_len", p.i("offset") + p.i("seq"));
-    if (p.i("offset") + p.i("seq") > p.i("table_len")) {
-      throw CaseRejected(fmt::format("offset={} + seq={} exceeds table_len={}", p.i("offset"), p.i("seq"),
-                                     p.i("table_len")));
-    }
-    require_u32_items(p.i("table_len") * p.i("d_model"), "table");
+    resolve_table_len(p);
   }
   std::unique_ptr<Case> make(const Params& p) const override { return std::make_unique<LearnedCase>(p); }
 };

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages pebench needs, and only those missing:
+# running it again is a no-op (no apt-get at all when everything is there).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake git pkg-config
+  libvulkan-dev          # Vulkan headers (+ libvulkan1, the loader)
+  libvulkan-volk-dev     # volk.h/volk.c, compiled into pebench
+  glslc spirv-tools      # GLSL -> SPIR-V at build time
+  libbenchmark-dev       # Google Benchmark: timing loop and --benchmark_* flags
+  libgtest-dev           # GoogleTest
+  nlohmann-json3-dev     # reports and dumps metadata
+  libfmt-dev             # formatting
+  libcli11-dev           # command line
+  mesa-vulkan-drivers    # lavapipe, the software Vulkan device
+  vulkan-validationlayers vulkan-tools
+  python3 python3-numpy  # the independent NumPy check of dumps (tests)
+  python3-jsonschema     # the report schema check (tests)
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Regenerates the CI baseline report (default reports/baselines/lavapipe-quick.json):
+# runs the quick preset RUNS times (default 3) on lavapipe and keeps, case by
+# case, the run whose median is the median of the runs' medians, so that one
+# run disturbed by a busy machine does not become the yardstick. Every case
+# must be ok (validated) in every run; otherwise nothing is written.
+#
+#   scripts/make-baseline.sh [OUT.json]
+#   env: PEBENCH (default build/pebench), RUNS (default 3), PRESET (default quick),
+#        MIN_TIME (Google Benchmark min time per case in seconds; default: the
+#        preset's, as CI runs it), VK_DRIVER_FILES (default lavapipe's ICD)
+#
+# Regenerate it whenever the quick preset's cases change (a variant lands) or
+# the code is meant to get faster or slower; see docs/compare-and-gate.md.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+out=${1:-reports/baselines/lavapipe-quick.json}
+pebench=${PEBENCH:-build/pebench}
+runs=${RUNS:-3}
+preset=${PRESET:-quick}
+extra=()
+[[ -n ${MIN_TIME:-} ]] && extra+=("--benchmark_min_time=$MIN_TIME")
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
+
+[[ -x $pebench ]] || { echo "make-baseline: $pebench not found; build first (cmake --build build)" >&2; exit 2; }
+(( runs >= 1 )) || { echo "make-baseline: RUNS=$runs must be at least 1" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for ((i = 1; i <= runs; i++)); do
+  echo "make-baseline: run $i of $runs" >&2
+  "$pebench" run --preset "$preset" ${extra[@]+"${extra[@]}"} --out "$tmp/run$i.json" >"$tmp/run$i.log" 2>&1 ||
+    { cat "$tmp/run$i.log" >&2; echo "make-baseline: run $i failed" >&2; exit 1; }
+done
+
+python3 - "$out" "$tmp"/run*.json <<'PY'
+import json, os, sys
+
+out, paths = sys.argv[1], sys.argv[2:]
+runs = [json.load(open(p)) for p in paths]
+
+def key(r):
+    return json.dumps([r["device"], r["variant"], r["impl"], r["dtype"], r["params"]], sort_keys=True)
+
+merged = dict(runs[0])
+results = []
+for first in runs[0]["results"]:
+    k = key(first)
+    same = [r for run in runs for r in run["results"] if key(r) == k]
+    if len(same) != len(runs):
+        sys.exit(f"make-baseline: {first['id']} is missing from some runs")
+    bad = [r for r in same if r["status"] != "ok"]
+    if bad:
+        sys.exit(f"make-baseline: {first['id']} is {bad[0]['status']} ({bad[0]['reason']}): fix it before baselining")
+    same.sort(key=lambda r: r["time_ns"]["median"])
+    results.append(same[len(same) // 2])
+merged["results"] = results
+merged["baseline"] = {"runs": len(runs), "selection": "per case, the run with the median median",
+                      "created": [r["created"] for r in runs]}
+os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+with open(out + ".tmp", "w") as f:
+    json.dump(merged, f, indent=1)
+    f.write("\n")
+os.replace(out + ".tmp", out)
+print(f"make-baseline: wrote {out}: {len(results)} cases from {len(runs)} runs", file=sys.stderr)
+PY

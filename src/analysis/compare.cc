@@ -1,0 +1,17 @@
+#include "analysis/compare.h"
+
+#include <stdexcept>
+
+namespace pebench {
+
+CompareResult run_compare(const std::vector<ReportFile>& reports, const CompareOptions& options, bool gate) {
+  if (reports.size() < 2) throw std::invalid_argument("compare needs at least two reports");
+  CompareResult r;
+  r.options = options;
+  for (size_t i = 1; i < reports.size(); ++i) r.pairs.push_back(compare_reports(reports[0], reports[i], options, 0, i));
+  if (reports.size() >= 3) r.matrix = vendor_matrix(reports);
+  if (gate) r.gate = evaluate_gate(reports, r.pairs, options);
+  return r;
+}
+
+}  // namespace pebench

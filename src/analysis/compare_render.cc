@@ -1,0 +1,207 @@
+#include "analysis/compare_render.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "analysis/case_key.h"
+#include "analysis/format_units.h"
+
+namespace pebench {
+namespace {
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+const DeviceRecord* find_device(const ReportFile& r, const std::string& key_name) {
+  for (const auto& d : r.devices) {
+    if (d.key_name == key_name) return &d;
+  }
+  return nullptr;
+}
+
+std::string driver_string(const DeviceRecord& d) {
+  std::vector<std::string> parts;
+  if (!d.driver_name.empty()) parts.push_back(d.driver_name);
+  if (!d.driver_info.empty()) parts.push_back(d.driver_info);
+  if (!d.driver_version.empty()) parts.push_back(d.driver_version);
+  return join(parts, " ");
+}
+
+// One row per report: what ran where, with which build.
+TextTable reports_table(const std::vector<ReportFile>& reports, const std::vector<std::string>& roles) {
+  TextTable t({"", "file", "device", "driver", "build", "created"});
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    std::vector<std::string> devices, drivers;
+    for (const auto& name : r.result_devices()) {
+      const DeviceRecord* d = find_device(r, name);
+      devices.push_back(name);
+      drivers.push_back(d ? driver_string(*d) : "");
+    }
+    t.add_row({roles[i], r.path, join(devices, "; "), join(drivers, "; "), r.tool_string(), r.created});
+  }
+  return t;
+}
+
+// The time cell: the median when the case ran, else its status.
+std::string time_cell(const CaseRecord* c) {
+  if (!c) return "-";
+  if (!c->ok()) return c->status;
+  return format_ns(c->timed() ? std::optional<double>(c->time->median) : std::nullopt);
+}
+
+std::string verdict_cell(const CaseComparison& c) {
+  if (c.change != StatusChange::kSame) return status_change_name(c.change);
+  return verdict_name(c.verdict);
+}
+
+std::string case_cell(const CaseRecord& c) { return c.label.empty() ? params_label(c.params) : c.label; }
+
+void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, const PairComparison& pair,
+                  const CompareOptions& options) {
+  const ReportFile& base = reports[pair.base_report];
+  const ReportFile& next = reports[pair.new_report];
+  std::vector<std::string> notes;
+  if (pair.cross_device) {
+    notes.push_back(fmt::format("devices differ: {} (BASE) against {} (NEW)", pair.devices[0].base,
+                                pair.devices[0].next));
+  } else {
+    for (const auto& dp : pair.devices) {
+      const DeviceRecord* b = find_device(base, dp.base);
+      const DeviceRecord* n = find_device(next, dp.next);
+      if (b && n && driver_string(*b) != driver_string(*n)) {
+        notes.push_back(fmt::format("driver changed on {}: {} -> {}", dp.base, driver_string(*b), driver_string(*n)));
+      }
+    }
+  }
+  if (pair.devices.empty()) notes.push_back("no device in common: nothing to match");
+  if (!notes.empty()) doc.paragraph(notes);
+
+  const bool device_column = pair.devices.size() > 1;
+  std::vector<std::string> header;
+  if (device_column) header.push_back("device");
+  for (const char* h : {"variant", "impl", "dtype", "case", "base", "new", "ratio", "p", "verdict"}) header.push_back(h);
+  TextTable t(header);
+  const size_t first_number = device_column ? 5 : 4;
+  for (size_t c = first_number; c < first_number + 4; ++c) t.align_right(c);
+  for (const auto& c : pair.cases) {
+    std::vector<std::string> row;
+    if (device_column) row.push_back(c.base->device_info->key_name);
+    for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), time_cell(c.base),
+                             time_cell(c.next), format_ratio(c.ratio), format_p(c.p_value), verdict_cell(c)}) {
+      row.push_back(cell);
+    }
+    t.add_row(row);
+  }
+  if (t.rows() > 0) doc.table(std::move(t));
+
+  if (pair.overall) {
+    TextTable g({"family", "cases", "geomean ratio", "change"});
+    g.align_right(1);
+    g.align_right(2);
+    g.align_right(3);
+    for (const auto& f : pair.families) {
+      g.add_row({f.family, std::to_string(f.cases), format_ratio(f.ratio), format_percent(f.ratio - 1)});
+    }
+    g.add_row({"all", std::to_string(pair.overall->cases), format_ratio(pair.overall->ratio),
+               format_percent(pair.overall->ratio - 1)});
+    doc.table(std::move(g));
+  }
+
+  auto listing = [&](const std::vector<const CaseRecord*>& cases) {
+    std::vector<std::string> items;
+    for (const CaseRecord* c : cases) {
+      items.push_back(device_column ? fmt::format("{} on {} ({})", c->display(), c->device_info->key_name, c->status)
+                                    : fmt::format("{} ({})", c->display(), c->status));
+    }
+    return items;
+  };
+  if (!pair.only_in_base.empty()) {
+    doc.paragraph({fmt::format("only in BASE ({}):", pair.only_in_base.size())});
+    doc.list(listing(pair.only_in_base));
+  }
+  if (!pair.only_in_new.empty()) {
+    doc.paragraph({fmt::format("only in NEW ({}):", pair.only_in_new.size())});
+    doc.list(listing(pair.only_in_new));
+  }
+
+  size_t changed = 0;
+  for (const auto& c : pair.cases) changed += c.change != StatusChange::kSame;
+  doc.paragraph({fmt::format(
+      "{} matched: {} faster, {} slower, {} unchanged, {} noisy, {} status changes; {} only in BASE, {} only in NEW. "
+      "ratio = NEW/BASE median; slower/faster: beyond {} either way and Mann-Whitney U p < {:g}.",
+      pair.cases.size(), pair.count(Verdict::kFaster), pair.count(Verdict::kSlower), pair.count(Verdict::kUnchanged),
+      pair.count(Verdict::kNoisy), changed, pair.only_in_base.size(), pair.only_in_new.size(),
+      format_threshold(options.threshold), options.alpha)});
+}
+
+void matrix_section(TextDocument& doc, const VendorMatrix& m) {
+  std::vector<std::string> header = {"variant", "impl", "dtype", "case"};
+  for (size_t col = 0; col < m.columns.size(); ++col) {
+    header.push_back(m.columns[col].name);
+    if (col > 0) header.push_back(m.columns[col].name + "/" + m.columns[0].name);
+  }
+  TextTable t(header);
+  for (size_t c = 4; c < header.size(); ++c) t.align_right(c);
+  for (const auto& row : m.rows) {
+    std::vector<std::string> cells = {row.first->variant, row.first->impl, row.first->dtype, case_cell(*row.first)};
+    for (size_t col = 0; col < m.columns.size(); ++col) {
+      cells.push_back(time_cell(row.cells[col]));
+      if (col > 0) cells.push_back(format_ratio(row.ratios[col]));
+    }
+    t.add_row(cells);
+  }
+  doc.table(std::move(t));
+
+  std::vector<std::string> vheader = {"variant"};
+  for (size_t col = 1; col < m.columns.size(); ++col) vheader.push_back(m.columns[col].name + "/" + m.columns[0].name);
+  TextTable v(vheader);
+  for (size_t c = 1; c < vheader.size(); ++c) v.align_right(c);
+  for (const auto& vr : m.variants) {
+    std::vector<std::string> cells = {vr.variant};
+    for (size_t col = 1; col < m.columns.size(); ++col) {
+      cells.push_back(vr.ratios[col] ? fmt::format("{} ({})", format_ratio(vr.ratios[col]), vr.cases[col]) : "-");
+    }
+    v.add_row(cells);
+  }
+  doc.table(std::move(v));
+  doc.paragraph({"times are medians; ratios are to the first column (geometric mean over the cases timed in both, "
+                 "count in parentheses); \"-\": the case is absent or did not run there."});
+}
+
+}  // namespace
+
+TextDocument compare_document(const std::vector<ReportFile>& reports, const CompareResult& result) {
+  TextDocument doc;
+  std::vector<std::string> roles;
+  if (!result.matrix) {
+    roles = {"BASE", "NEW"};
+  } else {
+    for (size_t i = 0; i < reports.size(); ++i) roles.push_back(fmt::format("R{}", i));
+  }
+  doc.heading(result.matrix ? fmt::format("pebench compare: {} reports", reports.size()) : "pebench compare");
+  doc.table(reports_table(reports, roles));
+  if (result.matrix) {
+    matrix_section(doc, *result.matrix);
+  } else {
+    pair_section(doc, reports, result.pairs.at(0), result.options);
+  }
+  if (result.gate) {
+    if (result.gate->passed()) {
+      doc.paragraph({fmt::format("gate: passed (threshold {}, alpha {:g})", format_threshold(result.options.threshold),
+                                 result.options.alpha)});
+    } else {
+      doc.paragraph({fmt::format("gate: FAILED, {} reason{} (threshold {}, alpha {:g}):", result.gate->reasons.size(),
+                                 result.gate->reasons.size() == 1 ? "" : "s", format_threshold(result.options.threshold),
+                                 result.options.alpha)});
+      doc.list(result.gate->reasons);
+    }
+  }
+  return doc;
+}
+
+}  // namespace pebench

@@ -1,0 +1,157 @@
+#include "analysis/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/mann_whitney.h"
+
+namespace pebench {
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kNoisy:
+      return "noisy";
+    case Verdict::kNone:
+      return "-";
+  }
+  return "-";
+}
+
+const char* status_change_name(StatusChange c) {
+  switch (c) {
+    case StatusChange::kSame:
+      return "same";
+    case StatusChange::kBroke:
+      return "broke";
+    case StatusChange::kLost:
+      return "lost";
+    case StatusChange::kFixed:
+      return "fixed";
+    case StatusChange::kOther:
+      return "changed";
+  }
+  return "changed";
+}
+
+size_t PairComparison::count(Verdict v) const {
+  return static_cast<size_t>(
+      std::count_if(cases.begin(), cases.end(), [v](const CaseComparison& c) { return c.verdict == v; }));
+}
+
+Verdict classify(double ratio, std::optional<double> p_value, const CompareOptions& options) {
+  // The band is symmetric in log space: 10% slower is ratio 1.1, 10% faster
+  // the reciprocal, so A vs B and B vs A give mirrored verdicts.
+  const double upper = 1.0 + options.threshold;
+  const double lower = 1.0 / upper;
+  if (ratio <= upper && ratio >= lower) return Verdict::kUnchanged;
+  if (!p_value || *p_value >= options.alpha) return Verdict::kNoisy;
+  return ratio > upper ? Verdict::kSlower : Verdict::kFaster;
+}
+
+double geometric_mean(const std::vector<double>& ratios) {
+  if (ratios.empty()) return 1;
+  double log_sum = 0;
+  for (double r : ratios) log_sum += std::log(r);
+  return std::exp(log_sum / static_cast<double>(ratios.size()));
+}
+
+namespace {
+
+StatusChange status_change(const std::string& base, const std::string& next) {
+  if (base == next) return StatusChange::kSame;
+  if (base == "ok") {
+    if (next == "failed" || next == "error") return StatusChange::kBroke;
+    return StatusChange::kLost;
+  }
+  if (next == "ok") return StatusChange::kFixed;
+  return StatusChange::kOther;
+}
+
+CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, const CompareOptions& options) {
+  CaseComparison c;
+  c.base = &base;
+  c.next = &next;
+  c.change = status_change(base.status, next.status);
+  if (base.timed()) c.base_median = base.time->median;
+  if (next.timed()) c.new_median = next.time->median;
+  // Only cases that ran correctly on both sides have a meaningful time.
+  if (!base.ok() || !next.ok() || !c.base_median || !c.new_median) return c;
+  c.ratio = *c.new_median / *c.base_median;
+  if (!base.time->samples.empty() && !next.time->samples.empty()) {
+    const MannWhitneyResult u = mann_whitney_u(base.time->samples, next.time->samples);
+    c.p_value = u.p_value;
+    c.exact_test = u.exact;
+  }
+  c.verdict = classify(*c.ratio, c.p_value, options);
+  return c;
+}
+
+}  // namespace
+
+PairComparison compare_reports(const ReportFile& base, const ReportFile& next, const CompareOptions& options,
+                               size_t base_index, size_t new_index) {
+  PairComparison out;
+  out.base_report = base_index;
+  out.new_report = new_index;
+
+  // Pair devices by name; two single-device reports on different devices
+  // are paired with each other.
+  const auto base_devices = base.result_devices();
+  const auto new_devices = next.result_devices();
+  std::map<std::string, std::string> new_for_base;  // base key name -> new key name
+  for (const auto& b : base_devices) {
+    if (std::find(new_devices.begin(), new_devices.end(), b) != new_devices.end()) {
+      new_for_base[b] = b;
+      out.devices.push_back({b, b});
+    }
+  }
+  if (out.devices.empty() && base_devices.size() == 1 && new_devices.size() == 1) {
+    new_for_base[base_devices[0]] = new_devices[0];
+    out.devices.push_back({base_devices[0], new_devices[0]});
+    out.cross_device = true;
+  }
+
+  std::unordered_map<std::string, const CaseRecord*> new_by_key;  // device + key
+  for (const auto& c : next.cases) new_by_key[c.device_info->key_name + "\n" + c.key] = &c;
+  std::unordered_map<const CaseRecord*, bool> matched_new;
+
+  std::map<std::string, std::vector<double>> family_ratios;
+  std::vector<double> all_ratios;
+  for (const auto& b : base.cases) {
+    auto dev = new_for_base.find(b.device_info->key_name);
+    const CaseRecord* n = nullptr;
+    if (dev != new_for_base.end()) {
+      auto it = new_by_key.find(dev->second + "\n" + b.key);
+      if (it != new_by_key.end()) n = it->second;
+    }
+    if (!n) {
+      out.only_in_base.push_back(&b);
+      continue;
+    }
+    matched_new[n] = true;
+    CaseComparison c = compare_case(b, *n, options);
+    if (c.ratio) {
+      family_ratios[b.family()].push_back(*c.ratio);
+      all_ratios.push_back(*c.ratio);
+    }
+    out.cases.push_back(c);
+  }
+  for (const auto& n : next.cases) {
+    if (!matched_new.count(&n)) out.only_in_new.push_back(&n);
+  }
+  for (const auto& [family, ratios] : family_ratios) {
+    out.families.push_back({family, ratios.size(), geometric_mean(ratios)});
+  }
+  if (!all_ratios.empty()) out.overall = GeoMean{"all", all_ratios.size(), geometric_mean(all_ratios)};
+  return out;
+}
+
+}  // namespace pebench

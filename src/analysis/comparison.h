@@ -1,0 +1,84 @@
+// Two reports side by side: cases matched by key on paired devices, per case
+// the medians, their ratio, a Mann–Whitney U test on the raw samples and a
+// verdict; per variant family and overall the geometric mean ratio; the
+// cases that match nothing, listed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/report_file.h"
+
+namespace pebench {
+
+struct CompareOptions {
+  double threshold = 0.10;  // a change smaller than 10% is "unchanged"
+  double alpha = 0.01;      // significance level of the U test
+};
+
+enum class Verdict {
+  kFaster,     // ratio < 1/(1+threshold) and p < alpha
+  kSlower,     // ratio > 1+threshold and p < alpha
+  kUnchanged,  // ratio within the threshold band
+  kNoisy,      // outside the band but not significant: too noisy to tell
+  kNone,       // no timing on one side (status, or no time)
+};
+const char* verdict_name(Verdict v);
+
+// How the case's status moved from BASE to NEW.
+enum class StatusChange {
+  kSame,    // same status on both sides
+  kBroke,   // ok in BASE; failed (validation) or error in NEW
+  kLost,    // ok in BASE; skipped or unsupported in NEW
+  kFixed,   // not ok in BASE, ok in NEW
+  kOther,   // any other change (e.g. skipped -> error)
+};
+const char* status_change_name(StatusChange c);
+
+struct CaseComparison {
+  const CaseRecord* base = nullptr;
+  const CaseRecord* next = nullptr;
+  std::optional<double> base_median, new_median, ratio;  // ratio = new / base
+  std::optional<double> p_value;
+  bool exact_test = false;
+  Verdict verdict = Verdict::kNone;
+  StatusChange change = StatusChange::kSame;
+};
+
+struct GeoMean {
+  std::string family;  // "abs", "rope", ... or "all"
+  size_t cases = 0;
+  double ratio = 1;
+};
+
+struct DevicePair {
+  std::string base, next;  // device key names
+};
+
+struct PairComparison {
+  size_t base_report = 0, new_report = 0;  // indices into the reports compared
+  std::vector<DevicePair> devices;
+  // The reports share no device name and each ran on one device: that device
+  // is compared with the other (vendor against vendor).
+  bool cross_device = false;
+  std::vector<CaseComparison> cases;            // BASE order
+  std::vector<const CaseRecord*> only_in_base;  // BASE order
+  std::vector<const CaseRecord*> only_in_new;   // NEW order
+  std::vector<GeoMean> families;                // sorted by family
+  std::optional<GeoMean> overall;               // absent when nothing was timed on both sides
+
+  size_t count(Verdict v) const;
+};
+
+// Verdict for one timed case.
+Verdict classify(double ratio, std::optional<double> p_value, const CompareOptions& options);
+
+// Pointers in the result point into `base` and `next`: keep them alive.
+PairComparison compare_reports(const ReportFile& base, const ReportFile& next, const CompareOptions& options,
+                               size_t base_index = 0, size_t new_index = 1);
+
+// Geometric mean of positive ratios (empty: 1).
+double geometric_mean(const std::vector<double>& ratios);
+
+}  // namespace pebench

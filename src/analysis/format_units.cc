@@ -1,0 +1,52 @@
+#include "analysis/format_units.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace pebench {
+
+std::string format_ns(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
+  if (ns < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
+  return fmt::format("{:.3f} s", ns / 1e9);
+}
+
+std::string format_ns(const std::optional<double>& ns) { return ns ? format_ns(*ns) : "-"; }
+
+std::string format_ratio(double r) { return fmt::format("{:.3f}", r); }
+
+std::string format_ratio(const std::optional<double>& r) { return r ? format_ratio(*r) : "-"; }
+
+std::string format_p(const std::optional<double>& p) {
+  if (!p) return "-";
+  if (*p <= 0) return "<1e-300";  // below double range after erfc underflow
+  if (*p >= 0.001) return fmt::format("{:.3f}", *p);
+  return fmt::format("{:.1e}", *p);
+}
+
+std::string format_percent(double fraction) { return fmt::format("{:+.1f}%", fraction * 100); }
+
+std::string format_number(const std::optional<double>& v) {
+  if (!v) return "-";
+  if (*v == 0) return "0";
+  return fmt::format("{:.2g}", *v);
+}
+
+}  // namespace pebench
+
+namespace pebench {
+
+std::string format_threshold(double threshold) {
+  return threshold < 1 ? fmt::format("{:g}%", threshold * 100) : fmt::format("{:g}x", 1 + threshold);
+}
+
+std::string format_ns_compact(double ns) {
+  if (ns < 1e3) return fmt::format("{:.3g} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.3g} us", ns / 1e3);
+  if (ns < 1e9) return fmt::format("{:.3g} ms", ns / 1e6);
+  return fmt::format("{:.3g} s", ns / 1e9);
+}
+
+}  // namespace pebench

@@ -1,0 +1,25 @@
+// How the analysis tools print times, ratios and p-values: short, fixed
+// significant digits, the same in text, markdown and HTML.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace pebench {
+
+std::string format_ns(double ns);                     // "86.76 us", "1.367 ms"
+std::string format_ns(const std::optional<double>& ns);  // "-" when absent
+std::string format_ratio(double r);                   // "1.015"
+std::string format_ratio(const std::optional<double>& r);
+std::string format_p(const std::optional<double>& p);  // "0.043", "2.1e-05", "-"
+std::string format_percent(double fraction);          // "+12.3%", "-4.0%"
+std::string format_number(const std::optional<double>& v);  // "5.2e-16", "-"
+
+}  // namespace pebench
+
+namespace pebench {
+// A --threshold for people: "10%" below 1, "20x" (as a ratio) from 1 up.
+std::string format_threshold(double threshold);
+// Axis labels: "100 us", "1.5 ms" (at most 3 significant digits, no padding).
+std::string format_ns_compact(double ns);
+}  // namespace pebench

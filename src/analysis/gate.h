@@ -1,0 +1,28 @@
+// The regression gate: what makes `pebench compare --gate` exit 1. One
+// reason per line, each naming the case:
+//   slower   slower by more than the threshold and significant (p < alpha)
+//   broke    ok in BASE, failed validation or errored in NEW
+//   lost     ok in BASE, skipped or unsupported in NEW
+//   missing  in BASE, absent from NEW
+//   device   BASE and NEW ran on different devices (not a regression test)
+// The correctness reasons do not depend on the threshold: a loose timing
+// threshold on a noisy runner still gates correctness.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/comparison.h"
+#include "analysis/report_file.h"
+
+namespace pebench {
+
+struct GateResult {
+  std::vector<std::string> reasons;
+  bool passed() const { return reasons.empty(); }
+};
+
+GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vector<PairComparison>& pairs,
+                         const CompareOptions& options);
+
+}  // namespace pebench

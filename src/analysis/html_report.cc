@@ -1,0 +1,319 @@
+#include "analysis/html_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "analysis/case_key.h"
+#include "analysis/format_units.h"
+#include "analysis/report_charts.h"
+#include "analysis/svg_chart.h"
+#include "analysis/vendor_matrix.h"
+
+namespace pebench {
+namespace {
+
+const char* kStyle = R"css(
+:root { color-scheme: light; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 0 auto;
+       max-width: 1180px; padding: 12px; }
+h1 { font-size: 1.5em; margin: 0.2em 0; }
+h2 { font-size: 1.2em; margin: 1.6em 0 0.4em; border-bottom: 1px solid #ddd; padding-bottom: 2px; }
+h3 { font-size: 1em; margin: 0 0 4px; }
+p.note { color: #555; margin: 0.3em 0; }
+nav a { margin-right: 12px; }
+.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #e4e4e4; text-align: left; white-space: nowrap;
+         vertical-align: top; }
+th { background: #f5f5f5; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.wrap { white-space: normal; min-width: 16em; }
+tr.bad td { background: #fde8e8; }
+tr.skip td { color: #777; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 460px), 1fr)); gap: 14px; }
+figure { margin: 0; border: 1px solid #e4e4e4; border-radius: 6px; padding: 8px; min-width: 0; }
+svg.chart { width: 100%; max-width: 640px; height: auto; display: block; }
+svg.swatch-line { vertical-align: middle; margin-right: 5px; }
+ul.legend { list-style: none; padding: 0; margin: 6px 0 0; font-size: 12px; display: flex; flex-wrap: wrap;
+            gap: 2px 14px; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; }
+details { margin-top: 6px; }
+summary { cursor: pointer; color: #0b57a4; }
+)css";
+
+std::string esc(const std::string& s) { return html_escape(s); }
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string json_text(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+const DeviceRecord* find_device(const ReportFile& r, const std::string& key_name) {
+  for (const auto& d : r.devices) {
+    if (d.key_name == key_name) return &d;
+  }
+  return nullptr;
+}
+
+std::string table_open(const std::vector<std::string>& header) {
+  std::string out = "<div class=\"scroll\"><table>\n<tr>";
+  for (const auto& h : header) out += "<th>" + esc(h) + "</th>";
+  return out + "</tr>\n";
+}
+const char* kTableClose = "</table></div>\n";
+
+std::string case_shape(const CaseRecord& c) { return c.label.empty() ? params_label(c.params) : c.label; }
+
+std::string legend(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string out = "<ul class=\"legend\">";
+  for (const auto& [color, name] : entries) {
+    out += fmt::format("<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>", color, esc(name));
+  }
+  return out + "</ul>\n";
+}
+
+std::string devices_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  std::string out = "<h2 id=\"devices\">Devices and builds</h2>\n";
+  out += table_open({"", "file", "device", "type", "driver", "Vulkan", "pebench", "build", "host", "created",
+                     "cases"});
+  for (const auto& col : columns) {
+    const ReportFile& r = reports[col.report];
+    const DeviceRecord* d = find_device(r, col.device);
+    std::map<std::string, size_t> statuses;
+    for (const auto& c : r.cases) {
+      if (c.device_info->key_name == col.device) ++statuses[c.status];
+    }
+    std::vector<std::string> counts;
+    for (const auto& [s, n] : statuses) counts.push_back(fmt::format("{} {}", n, s));
+    const std::string driver = d ? join({d->driver_name, d->driver_info, d->driver_version}, " ") : "";
+    const std::string build = join({json_text(r.tool, "build_type"), json_text(r.tool, "compiler")}, ", ");
+    const std::string host =
+        join({json_text(r.host, "cpu"), json_text(r.host, "logical_cores") + " cores", json_text(r.host, "os")}, ", ");
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        esc(col.name), esc(r.path), esc(col.device), esc(d ? d->device_type : ""), esc(driver),
+        esc(d ? d->api_version : ""), esc(r.tool_string()), esc(build), esc(host), esc(r.created),
+        esc(join(counts, ", ")));
+  }
+  out += kTableClose;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    if (reports[i].command.empty()) continue;
+    std::vector<std::string> args;
+    for (const auto& a : reports[i].command) args.push_back(a.is_string() ? a.get<std::string>() : a.dump());
+    out += fmt::format("<p class=\"note\">{}: <code>{}</code></p>\n", esc(reports[i].path), esc(join(args, " ")));
+  }
+  return out;
+}
+
+std::string seq_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  std::string out = "<h2 id=\"seq\">Time against sequence length</h2>\n";
+  const auto charts = seq_charts(reports, columns);
+  if (charts.empty()) return out + "<p class=\"note\">No timed case with a sequence length.</p>\n";
+  out += "<p class=\"note\">Median GPU time per case, log-log axes; one line per device, impl, dtype and any other "
+         "parameter that varies. Hover or tap a point for the case.</p>\n<div class=\"charts\">\n";
+  for (size_t ci = 0; ci < charts.size(); ++ci) {
+    const auto& chart = charts[ci];
+    LineChartSpec spec;
+    spec.id = "seq-" + chart.variant;
+    spec.x_label = "sequence length";
+    spec.y_label = "median time";
+    spec.x_format = [](double v) { return fmt::format("{:g}", v); };
+    spec.y_format = [](double v) { return format_ns_compact(v); };
+    // Several devices: colour is the device, line style the impl/dtype/...;
+    // one device: colour tells the lines apart.
+    const bool by_device = columns.size() > 1;
+    std::map<std::string, size_t> style_index;
+    std::string entries;
+    for (size_t si = 0; si < chart.series.size(); ++si) {
+      const auto& s = chart.series[si];
+      const size_t style = style_index.emplace(s.style, style_index.size()).first->second;
+      ChartSeries cs{s.name, series_color(by_device ? s.column : si), by_device ? series_dash(style) : "", {}};
+      for (const auto& p : s.points) {
+        cs.points.push_back({p.seq, p.median_ns,
+                             fmt::format("{}\n{} {} {}\n{}", s.name, p.c->variant, p.c->impl, case_shape(*p.c),
+                                         format_ns(p.median_ns))});
+      }
+      entries += fmt::format("<li>{}{}</li>", svg_line_swatch(cs.color, cs.dash), esc(s.name));
+      spec.series.push_back(std::move(cs));
+    }
+    out += fmt::format("<figure><h3>{}</h3>\n{}<ul class=\"legend\">{}</ul></figure>\n", esc(chart.variant),
+                       svg_loglog_chart(spec), entries);
+  }
+  return out + "</div>\n";
+}
+
+std::string overhead_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  std::string out = "<h2 id=\"overhead\">Encoding overhead over attn.nope</h2>\n";
+  const auto charts = overhead_charts(reports, columns);
+  if (charts.empty()) {
+    return out + fmt::format(
+                     "<p class=\"note\">Not available: these reports hold no {} case with an attention encoding of "
+                     "the same shape, impl and dtype to set against it.</p>\n",
+                     kOverheadReference);
+  }
+  out += "<p class=\"note\">Each encoding's median time over attn.nope's on the same shape, impl and dtype, minus 1 "
+         "(geometric mean over the shapes both ran).</p>\n<div class=\"charts\">\n";
+  for (const auto& chart : charts) {
+    BarChartSpec spec;
+    spec.id = "overhead-" + columns[chart.column].name;
+    spec.x_label = "overhead over attn.nope";
+    spec.scale = BarScale::kLinear;
+    spec.value_format = [](double v) { return format_percent(v); };
+    spec.tick_format = [](double v) { return fmt::format("{:g}%", v * 100); };
+    std::map<std::string, size_t> color_of;  // impl dtype -> colour
+    std::vector<std::pair<std::string, std::string>> entries;
+    std::string details = table_open({"encoding", "impl", "dtype", "case", "time", "attn.nope", "overhead"});
+    for (const auto& bar : chart.bars) {
+      if (spec.groups.empty() || spec.groups.back().label != bar.variant) spec.groups.push_back({bar.variant, {}});
+      const std::string series = bar.impl + " " + bar.dtype;
+      auto [it, fresh] = color_of.emplace(series, color_of.size());
+      if (fresh) entries.emplace_back(series_color(it->second), series);
+      spec.groups.back().bars.push_back(
+          {series, bar.ratio - 1, series_color(it->second),
+           fmt::format("{} {}: {} over attn.nope ({} shapes)", bar.variant, series, format_percent(bar.ratio - 1),
+                       bar.matches.size())});
+      for (const auto& m : bar.matches) {
+        details += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "<td class=\"num\">{}</td></tr>\n",
+            esc(bar.variant), esc(bar.impl), esc(bar.dtype), esc(case_shape(*m.encoded)),
+            esc(format_ns(m.encoded->time->median)), esc(format_ns(m.reference->time->median)),
+            esc(format_percent(m.ratio - 1)));
+      }
+    }
+    details += kTableClose;
+    out += fmt::format("<figure><h3>{} {}</h3>\n{}{}<details><summary>per shape</summary>{}</details></figure>\n",
+                       esc(columns[chart.column].name), esc(columns[chart.column].device), svg_bar_chart(spec),
+                       legend(entries), details);
+  }
+  return out + "</div>\n";
+}
+
+std::string vendor_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  if (columns.size() < 2) return "";
+  std::string out = "<h2 id=\"vendors\">Vendor comparison</h2>\n";
+  const VendorMatrix m = vendor_matrix(reports);
+  out += fmt::format("<p class=\"note\">Per variant, the geometric mean of each case's median time over {}'s ({}), "
+                     "on a log axis: left of 1 is faster.</p>\n",
+                     esc(columns[0].name), esc(columns[0].device));
+  BarChartSpec spec;
+  spec.id = "vendors";
+  spec.x_label = fmt::format("time ratio to {}", columns[0].name);
+  spec.scale = BarScale::kLog;
+  spec.value_format = [](double v) { return fmt::format("{:.3g}x", v); };
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (size_t col = 1; col < columns.size(); ++col) {
+    entries.emplace_back(series_color(col), fmt::format("{} {}", columns[col].name, columns[col].device));
+  }
+  for (const auto& v : m.variants) {
+    BarGroup g{v.variant, {}};
+    for (size_t col = 1; col < columns.size(); ++col) {
+      if (!v.ratios[col]) continue;
+      g.bars.push_back({columns[col].name, *v.ratios[col], series_color(col),
+                        fmt::format("{} {}: {:.3g}x {} over {} cases", v.variant, columns[col].name, *v.ratios[col],
+                                    columns[0].name, v.cases[col])});
+    }
+    if (!g.bars.empty()) spec.groups.push_back(std::move(g));
+  }
+  if (spec.groups.empty()) {
+    return out + "<p class=\"note\">No case ran correctly in the first report and another one.</p>\n";
+  }
+  out += fmt::format("<figure>{}{}</figure>\n", svg_bar_chart(spec), legend(entries));
+  // The numbers behind the bars, case by case.
+  std::vector<std::string> header = {"variant", "impl", "dtype", "case"};
+  for (size_t col = 0; col < columns.size(); ++col) {
+    header.push_back(columns[col].name);
+    if (col > 0) header.push_back(columns[col].name + "/" + columns[0].name);
+  }
+  std::string table = table_open(header);
+  for (const auto& row : m.rows) {
+    table += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", esc(row.first->variant),
+                         esc(row.first->impl), esc(row.first->dtype), esc(case_shape(*row.first)));
+    for (size_t col = 0; col < columns.size(); ++col) {
+      const CaseRecord* c = row.cells[col];
+      const std::string t = !c ? "-" : !c->ok() ? c->status : format_ns(ok_median(c));
+      table += fmt::format("<td class=\"num\">{}</td>", esc(t));
+      if (col > 0) table += fmt::format("<td class=\"num\">{}</td>", esc(format_ratio(row.ratios[col])));
+    }
+    table += "</tr>\n";
+  }
+  out += "<details><summary>every case</summary>" + table + kTableClose + "</details>\n";
+  return out;
+}
+
+std::string validation_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  std::string out = "<h2 id=\"validation\">Validation</h2>\n";
+  out += "<p class=\"note\">Every case against the float64 CPU reference: normalised mean squared error (nmse) "
+         "and its tolerance, the largest absolute and relative errors, and why a case did not run.</p>\n";
+  for (const auto& col : columns) {
+    out += fmt::format("<h3>{} {}</h3>\n", esc(col.name), esc(col.device));
+    out += table_open({"variant", "impl", "dtype", "case", "status", "nmse", "tolerance", "max abs", "max rel",
+                       "rows", "reason"});
+    for (const auto& c : reports[col.report].cases) {
+      if (c.device_info->key_name != col.device) continue;
+      const char* cls = c.status == "failed" || c.status == "error" ? " class=\"bad\""
+                        : c.ok()                                    ? ""
+                                                                    : " class=\"skip\"";
+      std::string nmse = "-", tol = "-", max_abs = "-", max_rel = "-", rows = "-", why = c.reason;
+      if (c.validation) {
+        const auto& v = *c.validation;
+        nmse = v.nmse ? format_number(v.nmse) : "non-finite";
+        tol = format_number(v.tol_nmse);
+        max_abs = v.max_abs ? format_number(v.max_abs) : "non-finite";
+        max_rel = v.max_rel ? format_number(v.max_rel) : "non-finite";
+        rows = fmt::format("{}/{}", v.rows_checked, v.rows_total);
+        if (!v.detail.empty()) why += (why.empty() ? "" : "; ") + v.detail;
+      } else if (c.ok()) {
+        why = "not validated";
+      }
+      if (c.vk_validation_errors) why += fmt::format("{}{} Vulkan validation errors", why.empty() ? "" : "; ",
+                                                     c.vk_validation_errors);
+      out += fmt::format(
+          "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"wrap\">{}</td></tr>\n",
+          cls, esc(c.variant), esc(c.impl), esc(c.dtype), esc(case_shape(c)), esc(c.status), esc(nmse), esc(tol),
+          esc(max_abs), esc(max_rel), esc(rows), esc(why));
+    }
+    out += kTableClose;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string html_report(const std::vector<ReportFile>& reports, const HtmlReportOptions& options) {
+  const auto columns = report_columns(reports);
+  std::vector<std::string> files;
+  for (const auto& r : reports) files.push_back(r.path);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += fmt::format("<title>pebench report: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                     esc(join(files, ", ")), kStyle);
+  out += "<h1>pebench report</h1>\n";
+  std::vector<std::string> made;
+  if (!options.generator.empty()) made.push_back("by " + options.generator);
+  if (!options.generated.empty()) made.push_back("on " + options.generated);
+  out += fmt::format("<p class=\"note\">{} report{}{}{}</p>\n", reports.size(), reports.size() == 1 ? "" : "s",
+                     made.empty() ? "" : ", made ", esc(join(made, " ")));
+  out += "<nav><a href=\"#devices\">devices</a><a href=\"#seq\">time vs length</a><a href=\"#overhead\">overhead</a>";
+  if (columns.size() > 1) out += "<a href=\"#vendors\">vendors</a>";
+  out += "<a href=\"#validation\">validation</a></nav>\n";
+  out += devices_section(reports, columns);
+  out += seq_section(reports, columns);
+  out += overhead_section(reports, columns);
+  out += vendor_section(reports, columns);
+  out += validation_section(reports, columns);
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace pebench

@@ -1,0 +1,58 @@
+// What the HTML report draws, as data (report_html.cc turns it into SVG):
+//   - per variant, median time against sequence length, one series per
+//     device column, impl, dtype and any other parameter that varies;
+//   - per device column, each attention encoding's time over attn.nope's on
+//     the same shape (its overhead), as a geometric mean over shapes;
+//   - with several columns, each variant's geometric mean time ratio to the
+//     first column (the vendor view, vendor_matrix.h).
+// Only cases that ran correctly and were timed are drawn.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/report_file.h"
+#include "analysis/vendor_matrix.h"
+
+namespace pebench {
+
+struct SeqPoint {
+  double seq = 0, median_ns = 0;
+  const CaseRecord* c = nullptr;
+};
+struct SeqSeries {
+  std::string name;
+  std::string style;  // the name without the device column: impl, dtype, parameters
+  size_t column = 0;
+  std::vector<SeqPoint> points;  // ascending seq
+};
+struct SeqChart {
+  std::string variant;
+  std::vector<SeqSeries> series;
+};
+// Variants without a numeric "seq" parameter or without timed cases give no chart.
+std::vector<SeqChart> seq_charts(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns);
+
+inline constexpr const char* kOverheadReference = "attn.nope";
+
+struct OverheadMatch {
+  const CaseRecord* encoded = nullptr;
+  const CaseRecord* reference = nullptr;  // the attn.nope case of the same shape
+  double ratio = 1;                       // encoded / reference median
+};
+struct OverheadBarData {
+  std::string variant, impl, dtype;
+  double ratio = 1;  // geometric mean of the matches' ratios; overhead = ratio - 1
+  std::vector<OverheadMatch> matches;
+};
+struct OverheadChart {
+  size_t column = 0;
+  std::vector<OverheadBarData> bars;  // sorted by variant, impl, dtype
+};
+// Attention cases match an attn.nope case of the same column, impl and dtype
+// whose parameters all agree with theirs (parameters only one of them has are
+// the encoding's own). Columns without attn.nope cases give no chart.
+std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& reports,
+                                           const std::vector<MatrixColumn>& columns);
+
+}  // namespace pebench

@@ -1,0 +1,285 @@
+#include "analysis/report_file.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analysis/case_key.h"
+
+namespace pebench {
+
+std::string CaseRecord::display() const {
+  const std::string shape = label.empty() ? params_label(params) : label;
+  return fmt::format("{} {} {} {}", variant, impl, dtype, shape);
+}
+
+ReportFile& ReportFile::operator=(const ReportFile& other) {
+  if (this == &other) return *this;
+  path = other.path;
+  created = other.created;
+  tool = other.tool;
+  host = other.host;
+  command = other.command;
+  devices = other.devices;
+  cases = other.cases;
+  relink();
+  return *this;
+}
+
+ReportFile& ReportFile::operator=(ReportFile&& other) noexcept {
+  path = std::move(other.path);
+  created = std::move(other.created);
+  tool = std::move(other.tool);
+  host = std::move(other.host);
+  command = std::move(other.command);
+  devices = std::move(other.devices);
+  cases = std::move(other.cases);
+  relink();
+  return *this;
+}
+
+void ReportFile::relink() {
+  for (auto& c : cases) {
+    c.device_info = nullptr;
+    for (const auto& d : devices) {
+      if (d.index == c.device) c.device_info = &d;
+    }
+  }
+}
+
+std::vector<std::string> ReportFile::result_devices() const {
+  std::vector<std::string> out;
+  for (const auto& d : devices) {
+    for (const auto& c : cases) {
+      if (c.device_info == &d) {
+        out.push_back(d.key_name);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string ReportFile::tool_string() const {
+  auto text = [this](const char* key) {
+    auto it = tool.find(key);
+    return it != tool.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::string version = text("version");
+  if (version.empty()) version = "?";
+  std::string commit = text("git_commit");
+  if (commit.size() > 7) commit.resize(7);
+  return commit.empty() ? "pebench " + version : fmt::format("pebench {} ({})", version, commit);
+}
+
+namespace {
+
+// Field checks that name the file and the field in every message.
+class Checker {
+ public:
+  explicit Checker(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw ReportError(fmt::format("{}: {}{}", path_, where.empty() ? "" : where + ": ", what));
+  }
+
+  const nlohmann::json& field(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where, fmt::format("\"{}\" is missing", key));
+    return *it;
+  }
+  std::string string(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    const auto& v = field(obj, where, key);
+    if (!v.is_string()) fail(where, fmt::format("\"{}\" is not a string", key));
+    return v.get<std::string>();
+  }
+  // Optional text: missing or null gives "".
+  std::string text(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return "";
+    if (!it->is_string()) fail(where, fmt::format("\"{}\" is not a string", key));
+    return it->get<std::string>();
+  }
+  int64_t integer(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    const auto& v = field(obj, where, key);
+    if (!v.is_number_integer()) fail(where, fmt::format("\"{}\" is not an integer", key));
+    return v.get<int64_t>();
+  }
+  // A number that the writer may have nulled (non-finite); missing is null too.
+  std::optional<double> maybe_number(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number()) fail(where, fmt::format("\"{}\" is not a number", key));
+    return it->get<double>();
+  }
+  double number(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    const auto v = maybe_number(obj, where, key);
+    if (!v) fail(where, fmt::format("\"{}\" is missing or null", key));
+    return *v;
+  }
+
+ private:
+  std::string path_;
+};
+
+const std::set<std::string>& known_statuses() {
+  static const std::set<std::string> s = {"ok", "failed", "skipped", "unsupported", "error"};
+  return s;
+}
+
+std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r, const std::string& where) {
+  auto it = r.find("time_ns");
+  if (it == r.end() || it->is_null()) return std::nullopt;
+  const std::string w = where + ".time_ns";
+  if (!it->is_object()) ck.fail(w, "is not an object");
+  const auto median = ck.maybe_number(*it, w, "median");
+  if (!median) return std::nullopt;  // an unmeasurable case written as null
+  TimeRecord t;
+  t.median = *median;
+  if (t.median < 0) ck.fail(w, fmt::format("\"median\" is negative ({})", t.median));
+  t.min = ck.maybe_number(*it, w, "min").value_or(t.median);
+  t.max = ck.maybe_number(*it, w, "max").value_or(t.median);
+  if (auto s = it->find("samples"); s != it->end() && !s->is_null()) {
+    if (!s->is_array()) ck.fail(w, "\"samples\" is not a list");
+    for (size_t i = 0; i < s->size(); ++i) {
+      const auto& x = (*s)[i];
+      if (!x.is_number() || !std::isfinite(x.get<double>())) {
+        ck.fail(w, fmt::format("samples[{}] is not a finite number", i));
+      }
+      t.samples.push_back(x.get<double>());
+    }
+  }
+  t.timing = ck.text(r, where, "timing");
+  return t;
+}
+
+std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohmann::json& r,
+                                                 const std::string& where) {
+  auto it = r.find("validation");
+  if (it == r.end() || it->is_null()) return std::nullopt;
+  const std::string w = where + ".validation";
+  if (!it->is_object()) ck.fail(w, "is not an object");
+  ValidationRecord v;
+  const auto& passed = ck.field(*it, w, "passed");
+  if (!passed.is_boolean()) ck.fail(w, "\"passed\" is not true/false");
+  v.passed = passed.get<bool>();
+  v.nmse = ck.maybe_number(*it, w, "nmse");
+  v.max_abs = ck.maybe_number(*it, w, "max_abs");
+  v.max_rel = ck.maybe_number(*it, w, "max_rel");
+  if (auto t = it->find("tolerance"); t != it->end() && t->is_object()) {
+    v.tol_nmse = ck.maybe_number(*t, w + ".tolerance", "nmse");
+    v.tol_max_rel = ck.maybe_number(*t, w + ".tolerance", "max_rel");
+    v.tol_model = ck.text(*t, w + ".tolerance", "model");
+  }
+  v.detail = ck.text(*it, w, "detail");
+  if (auto n = ck.maybe_number(*it, w, "rows_checked")) v.rows_checked = static_cast<int64_t>(*n);
+  if (auto n = ck.maybe_number(*it, w, "rows_total")) v.rows_total = static_cast<int64_t>(*n);
+  return v;
+}
+
+}  // namespace
+
+ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
+  const Checker ck(path);
+  if (!doc.is_object()) ck.fail("", "not a pebench report (the top level is not a JSON object)");
+  auto schema = doc.find("schema");
+  if (schema == doc.end()) ck.fail("", "not a pebench report (no \"schema\" field)");
+  if (!schema->is_string() || schema->get<std::string>() != kReadableReportSchema) {
+    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", schema->dump(), kReadableReportSchema));
+  }
+  ReportFile rep;
+  rep.path = path;
+  rep.created = ck.text(doc, "", "created");
+  if (auto t = doc.find("tool"); t != doc.end() && t->is_object()) rep.tool = *t;
+  if (auto h = doc.find("host"); h != doc.end() && h->is_object()) rep.host = *h;
+  if (auto c = doc.find("command"); c != doc.end() && c->is_array()) rep.command = *c;
+
+  const auto& devices = ck.field(doc, "", "devices");
+  if (!devices.is_array()) ck.fail("", "\"devices\" is not a list");
+  std::map<std::string, int> name_count;
+  std::set<int64_t> indices;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const std::string w = fmt::format("devices[{}]", i);
+    const auto& d = devices[i];
+    if (!d.is_object()) ck.fail(w, "is not an object");
+    DeviceRecord dev;
+    dev.index = ck.integer(d, w, "index");
+    if (!indices.insert(dev.index).second) ck.fail(w, fmt::format("device index {} appears twice", dev.index));
+    dev.name = ck.string(d, w, "name");
+    const int seen = name_count[dev.name]++;
+    dev.key_name = seen ? fmt::format("{} #{}", dev.name, seen + 1) : dev.name;
+    dev.device_type = ck.text(d, w, "device_type");
+    dev.driver_name = ck.text(d, w, "driver_name");
+    dev.driver_info = ck.text(d, w, "driver_info");
+    dev.driver_version = ck.text(d, w, "driver_version");
+    dev.api_version = ck.text(d, w, "api_version");
+    if (auto v = d.find("vendor_id"); v != d.end() && v->is_number_integer()) dev.vendor_id = v->get<int64_t>();
+    rep.devices.push_back(std::move(dev));
+  }
+
+  const auto& results = ck.field(doc, "", "results");
+  if (!results.is_array()) ck.fail("", "\"results\" is not a list");
+  std::map<std::string, size_t> first_seen;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::string w = fmt::format("results[{}]", i);
+    const auto& r = results[i];
+    if (!r.is_object()) ck.fail(w, "is not an object");
+    CaseRecord c;
+    c.ordinal = i;
+    c.id = ck.text(r, w, "id");
+    c.variant = ck.string(r, w, "variant");
+    c.impl = ck.string(r, w, "impl");
+    c.dtype = ck.string(r, w, "dtype");
+    c.params = ck.field(r, w, "params");
+    if (!c.params.is_object()) ck.fail(w, "\"params\" is not an object");
+    c.label = ck.text(r, w, "label");
+    c.status = ck.string(r, w, "status");
+    if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status \"{}\"", c.status));
+    c.reason = ck.text(r, w, "reason");
+    c.device = ck.integer(r, w, "device");
+    if (!indices.count(c.device)) ck.fail(w, fmt::format("device {} is not in \"devices\"", c.device));
+    c.time = parse_time(ck, r, w);
+    c.validation = parse_validation(ck, r, w);
+    if (auto e = r.find("vk_validation_errors"); e != r.end() && e->is_number_unsigned()) {
+      c.vk_validation_errors = e->get<uint64_t>();
+    }
+    c.key = case_key(c.variant, c.impl, c.dtype, c.params);
+    // Two results with one key would make matching ambiguous.
+    const std::string device_key = std::to_string(c.device) + "\n" + c.key;
+    if (auto [it, fresh] = first_seen.emplace(device_key, i); !fresh) {
+      ck.fail(w, fmt::format("the same case as results[{}] ({} on device {})", it->second, c.variant, c.device));
+    }
+    rep.cases.push_back(std::move(c));
+  }
+  // Re-point cases at devices now that both vectors are final.
+  ReportFile out = std::move(rep);
+  return out;
+}
+
+ReportFile load_report(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  const std::string text = buf.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ReportError(path + ": empty file");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ..."
+    std::string msg = e.what();
+    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    throw ReportError(fmt::format("{}: not valid JSON ({})", path, msg));
+  }
+  return parse_report(doc, path);
+}
+
+}  // namespace pebench

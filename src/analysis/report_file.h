@@ -1,0 +1,95 @@
+// ReportFile: a pebench report (interface.md, schema pebench.report/1) read
+// back from disk and checked, for the tools that work on saved reports
+// (compare, report). Anything malformed is a ReportError naming the file and
+// the offending field, never a crash or a silent default.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pebench {
+
+inline constexpr const char* kReadableReportSchema = "pebench.report/1";
+
+struct ReportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceRecord {
+  int64_t index = 0;
+  std::string name;
+  // The name as used in case keys: `name`, made unique inside the report
+  // (" #2" for a second identical GPU) so two identical devices stay apart.
+  std::string key_name;
+  std::string device_type, driver_name, driver_info, driver_version, api_version;
+  int64_t vendor_id = 0;
+};
+
+struct TimeRecord {
+  double median = 0, min = 0, max = 0;
+  std::vector<double> samples;  // ns; may be empty when a report was trimmed
+  std::string timing;           // "gpu-timestamp" | "wall-clock" | ""
+};
+
+struct ValidationRecord {
+  bool passed = false;
+  std::optional<double> nmse, max_abs, max_rel;  // null in the file: non-finite
+  std::optional<double> tol_nmse, tol_max_rel;
+  std::string tol_model, detail;
+  int64_t rows_checked = 0, rows_total = 0;
+};
+
+struct CaseRecord {
+  size_t ordinal = 0;  // position in the file's results
+  std::string id, variant, impl, dtype, label, status, reason;
+  int64_t device = 0;
+  const DeviceRecord* device_info = nullptr;  // points into ReportFile::devices
+  nlohmann::json params;                      // object, as written
+  std::optional<TimeRecord> time;
+  std::optional<ValidationRecord> validation;
+  uint64_t vk_validation_errors = 0;
+  std::string key;  // case_key(): variant, impl, dtype, params (device excluded)
+
+  bool ok() const { return status == "ok"; }
+  bool timed() const { return time.has_value() && time->median > 0; }
+  std::string family() const { return variant.substr(0, variant.find('.')); }
+  // "abs.learned default f32 batch=1 seq=128", the case for a human.
+  std::string display() const;
+};
+
+struct ReportFile {
+  std::string path;
+  std::string created;
+  nlohmann::json tool = nlohmann::json::object();
+  nlohmann::json host = nlohmann::json::object();
+  nlohmann::json command = nlohmann::json::array();
+  std::vector<DeviceRecord> devices;
+  std::vector<CaseRecord> cases;
+
+  ReportFile() = default;
+  // Cases point into `devices`: copies re-point them.
+  ReportFile(const ReportFile& other) { *this = other; }
+  ReportFile& operator=(const ReportFile& other);
+  ReportFile(ReportFile&& other) noexcept { *this = std::move(other); }
+  ReportFile& operator=(ReportFile&& other) noexcept;
+
+  // Device key names that occur in results, in device order.
+  std::vector<std::string> result_devices() const;
+  // "pebench 0.1.0 (94667b3)".
+  std::string tool_string() const;
+
+ private:
+  void relink();
+};
+
+// Reads and checks `path`. Throws ReportError("PATH: problem").
+ReportFile load_report(const std::string& path);
+// Checks an already-parsed report; `path` is only for messages.
+ReportFile parse_report(const nlohmann::json& doc, const std::string& path);
+
+}  // namespace pebench

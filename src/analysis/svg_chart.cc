@@ -1,0 +1,273 @@
+#include "analysis/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pebench {
+
+const std::string& series_color(size_t i) {
+  static const std::vector<std::string> kPalette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+                                                    "#56B4E9", "#000000", "#F0E442", "#777777", "#AA4499"};
+  return kPalette[i % kPalette.size()];
+}
+
+const std::string& series_dash(size_t i) {
+  static const std::vector<std::string> kDashes = {"", "7 3", "2 3", "9 3 2 3", "14 4", "2 6", "5 2 5 6"};
+  return kDashes[i % kDashes.size()];
+}
+
+std::string svg_line_swatch(const std::string& color, const std::string& dash) {
+  return fmt::format(
+      "<svg class=\"swatch-line\" width=\"26\" height=\"10\" viewBox=\"0 0 26 10\" aria-hidden=\"true\"><line x1=\"1\" "
+      "y1=\"5\" x2=\"25\" y2=\"5\" stroke=\"{}\" stroke-width=\"2.5\"{}/></svg>",
+      color, dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"");
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+LogAxis make_log_axis(double data_min, double data_max, bool powers_of_two) {
+  LogAxis a;
+  if (!(data_min > 0)) data_min = 1;
+  if (!(data_max >= data_min)) data_max = data_min;
+  // A little room so that extreme points are not drawn on the frame.
+  const double pad = data_max > data_min ? std::pow(data_max / data_min, 0.06) : 2.0;
+  a.lo = data_min / pad;
+  a.hi = data_max * pad;
+  if (powers_of_two) {
+    std::vector<double> all;
+    for (int k = static_cast<int>(std::ceil(std::log2(a.lo))); std::ldexp(1.0, k) <= a.hi; ++k) {
+      all.push_back(std::ldexp(1.0, k));
+    }
+    const size_t step = (all.size() + 7) / 8;  // at most 8 labels
+    for (size_t i = 0; i < all.size(); i += std::max<size_t>(step, 1)) a.ticks.push_back(all[i]);
+  } else {
+    const int k0 = static_cast<int>(std::floor(std::log10(a.lo)));
+    const int k1 = static_cast<int>(std::ceil(std::log10(a.hi)));
+    // Many decades: decades only; few: 1-2-5 steps.
+    const std::vector<double> mantissas = k1 - k0 > 3 ? std::vector<double>{1} : std::vector<double>{1, 2, 5};
+    for (int k = k0; k <= k1; ++k) {
+      for (double m : mantissas) {
+        const double v = m * std::pow(10.0, k);
+        if (v >= a.lo && v <= a.hi) a.ticks.push_back(v);
+      }
+    }
+  }
+  if (a.ticks.size() < 2) a.ticks = {data_min, data_max};  // a narrow range: label the data's own ends
+  if (a.ticks.size() == 2 && a.ticks[0] == a.ticks[1]) a.ticks.resize(1);
+  return a;
+}
+
+namespace {
+
+// Maps a value to a pixel along [start, start + length] on a log scale.
+struct LogScale {
+  double lo, hi, start, length;
+  bool flip;  // y grows downwards in SVG
+  double operator()(double v) const {
+    const double t = (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo));
+    return flip ? start + length - t * length : start + t * length;
+  }
+};
+
+std::string num(double v) { return fmt::format("{:.17g}", v); }
+std::string px(double v) { return fmt::format("{:.2f}", v); }
+
+constexpr double kWidth = 460;
+constexpr double kFont = 13;
+
+std::string svg_open(const std::string& id, const std::string& kind, double height, const std::string& extra) {
+  return fmt::format(
+      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" "
+      "data-chart=\"{}\" data-kind=\"{}\" {} font-size=\"{}\">\n",
+      kWidth, px(height), html_escape(id), kind, extra, kFont);
+}
+
+std::vector<double> linear_ticks(double lo, double hi) {
+  const double raw = (hi - lo) / 4;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * mag;
+    if (step >= raw) break;
+  }
+  std::vector<double> ticks;
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
+  return ticks;
+}
+
+}  // namespace
+
+std::string svg_loglog_chart(const LineChartSpec& spec) {
+  const double left = 62, right = 12, top = 24, bottom = 44;
+  const double height = 300;
+  const double pw = kWidth - left - right, ph = height - top - bottom;
+  double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+  for (const auto& s : spec.series) {
+    for (const auto& p : s.points) {
+      xmin = std::min(xmin, p.x);
+      xmax = std::max(xmax, p.x);
+      ymin = std::min(ymin, p.y);
+      ymax = std::max(ymax, p.y);
+    }
+  }
+  if (xmax == 0) xmin = xmax = ymin = ymax = 1;  // no points: an empty frame
+  const LogAxis ax = make_log_axis(xmin, xmax, spec.x_powers_of_two);
+  const LogAxis ay = make_log_axis(ymin, ymax, false);
+  const LogScale sx{ax.lo, ax.hi, left, pw, false};
+  const LogScale sy{ay.lo, ay.hi, top, ph, true};
+
+  std::string out = svg_open(
+      spec.id, "loglog", height,
+      fmt::format("data-x-domain=\"{} {}\" data-y-domain=\"{} {}\" data-plot=\"{} {} {} {}\"", num(ax.lo), num(ax.hi),
+                  num(ay.lo), num(ay.hi), px(left), px(top), px(pw), px(ph)));
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>\n", px(left),
+                     px(top), px(pw), px(ph));
+  out += "<g class=\"grid\" stroke=\"#e4e4e4\">\n";
+  for (double t : ax.ticks) {
+    out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(sx(t)), px(top), px(top + ph));
+  }
+  for (double t : ay.ticks) {
+    out += fmt::format("<line x1=\"{1}\" x2=\"{2}\" y1=\"{0}\" y2=\"{0}\"/>\n", px(sy(t)), px(left), px(left + pw));
+  }
+  out += "</g>\n<g class=\"ticks\" fill=\"#444\">\n";
+  const auto xf = spec.x_format ? spec.x_format : [](double v) { return fmt::format("{:g}", v); };
+  const auto yf = spec.y_format ? spec.y_format : [](double v) { return fmt::format("{:g}", v); };
+  for (double t : ax.ticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(sx(t)), px(top + ph + 16),
+                       html_escape(xf(t)));
+  }
+  for (double t : ay.ticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                       px(left - 5), px(sy(t)), html_escape(yf(t)));
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(left + pw / 2),
+                     px(height - 6), html_escape(spec.x_label));
+  // The y label sits above the axis, not rotated beside it, where tick labels could overrun it.
+  out += fmt::format("<text x=\"4\" y=\"{}\">{}</text>\n", px(top - 9), html_escape(spec.y_label));
+  out += "</g>\n";
+  for (const auto& s : spec.series) {
+    out += fmt::format("<g class=\"series\" data-name=\"{}\">\n", html_escape(s.name));
+    if (s.points.size() > 1) {
+      std::string points;
+      for (const auto& p : s.points) points += (points.empty() ? "" : " ") + px(sx(p.x)) + "," + px(sy(p.y));
+      out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", points,
+                         s.color, s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"");
+    }
+    for (const auto& p : s.points) {
+      out += fmt::format(
+          "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>\n",
+          px(sx(p.x)), px(sy(p.y)), s.color, num(p.x), num(p.y), html_escape(p.tooltip));
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+std::string svg_bar_chart(const BarChartSpec& spec) {
+  const double label_w = 120, value_w = 60, top = 6, bottom = 40, row = 18, bar_h = 13;
+  const double pw = kWidth - label_w - value_w - 8;
+  size_t rows = 0;
+  double vmin = INFINITY, vmax = -INFINITY;
+  for (const auto& g : spec.groups) {
+    rows += 1 + g.bars.size();  // a header row, then one per bar
+    for (const auto& b : g.bars) {
+      vmin = std::min(vmin, b.value);
+      vmax = std::max(vmax, b.value);
+    }
+  }
+  const bool log = spec.scale == BarScale::kLog;
+  const double ref = log ? 1.0 : 0.0;
+  if (!(vmax >= vmin)) vmin = vmax = ref;
+  vmin = std::min(vmin, ref);
+  vmax = std::max(vmax, ref);
+  double lo, hi;
+  std::vector<double> ticks;
+  if (log) {
+    const LogAxis a = make_log_axis(vmin, vmax, false);
+    lo = a.lo;
+    hi = a.hi;
+    ticks = a.ticks;
+    if (std::find(ticks.begin(), ticks.end(), 1.0) == ticks.end()) ticks.push_back(1.0);
+  } else {
+    const double span = vmax - vmin > 0 ? vmax - vmin : 1;
+    lo = vmin < 0 ? vmin - 0.05 * span : 0;
+    hi = vmax > 0 ? vmax + 0.05 * span : 0;
+    if (hi == lo) hi = lo + 1;
+    ticks = linear_ticks(lo, hi);
+  }
+  auto x = [&](double v) {
+    const double t = log ? (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo)) : (v - lo) / (hi - lo);
+    return label_w + t * pw;
+  };
+  const double height = top + static_cast<double>(rows) * row + bottom;
+  const double ph = static_cast<double>(rows) * row;
+  std::string out = svg_open(spec.id, log ? "bars-log" : "bars-linear", height,
+                             fmt::format("data-x-domain=\"{} {}\" data-ref=\"{}\" data-plot=\"{} {} {} {}\"", num(lo),
+                                         num(hi), num(ref), px(label_w), px(top), px(pw), px(ph)));
+  const auto vf = spec.value_format ? spec.value_format : [](double v) { return fmt::format("{:g}", v); };
+  const auto tf = spec.tick_format ? spec.tick_format : vf;
+  out += "<g class=\"grid\" stroke=\"#e4e4e4\">\n";
+  for (double t : ticks) {
+    out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(x(t)), px(top), px(top + ph));
+  }
+  out += fmt::format("</g>\n<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#555\"/>\n", px(x(ref)),
+                     px(top), px(top + ph));
+  out += "<g class=\"ticks\" fill=\"#444\">\n";
+  for (double t : ticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(t)), px(top + ph + 16),
+                       html_escape(tf(t)));
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</g>\n", px(label_w + pw / 2),
+                     px(height - 6), html_escape(spec.x_label));
+  double y = top;
+  for (const auto& g : spec.groups) {
+    out += fmt::format("<g class=\"bar-group\" data-label=\"{}\">\n", html_escape(g.label));
+    out += fmt::format("<text x=\"4\" y=\"{}\" font-weight=\"bold\" dominant-baseline=\"middle\">{}</text>\n",
+                       px(y + row / 2), html_escape(g.label));
+    y += row;
+    for (const auto& b : g.bars) {
+      const double x0 = std::min(x(ref), x(b.value)), x1 = std::max(x(ref), x(b.value));
+      out += fmt::format("<text x=\"14\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", px(y + row / 2),
+                         html_escape(b.label));
+      out += fmt::format(
+          "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" data-label=\"{}\" "
+          "data-value=\"{}\"><title>{}</title></rect>\n",
+          px(x0), px(y + (row - bar_h) / 2), px(std::max(x1 - x0, 0.0)), px(bar_h), b.color, html_escape(b.label),
+          num(b.value), html_escape(b.tooltip));
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                         px(kWidth - 4), px(y + row / 2), html_escape(vf(b.value)));
+      y += row;
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+}  // namespace pebench

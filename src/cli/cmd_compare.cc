@@ -1,0 +1,78 @@
+// `pebench compare BASE.json NEW.json [MORE.json…]`: cases matched by key,
+// medians, ratios, a Mann–Whitney U test and a verdict per case; the vendor
+// matrix for three or more reports; with --gate, exit 1 on a regression.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "analysis/compare.h"
+#include "analysis/compare_json.h"
+#include "analysis/compare_render.h"
+#include "cli/command.h"
+#include "harness/errors.h"
+
+namespace pebench {
+namespace {
+
+class CompareCommand : public Command {
+ public:
+  std::string name() const override { return "compare"; }
+  std::string description() const override {
+    return "compare reports case by case (BASE first); --gate exits 1 on a regression";
+  }
+
+  void configure(CLI::App& app) override {
+    app.add_option("reports", paths_, "BASE.json NEW.json [MORE.json...]")->required()->expected(2, -1);
+    app.add_option("--format", format_, "text (aligned table), md (markdown) or json")
+        ->check(CLI::IsMember({"text", "md", "json"}));
+    app.add_flag("--gate", gate_,
+                 "exit 1 when a case is slower beyond --threshold and significant, a case ok in BASE fails, "
+                 "errors or no longer runs in NEW, or a BASE case is missing from NEW");
+    app.add_option("--threshold", options_.threshold, "relative change below which a case counts as unchanged")
+        ->capture_default_str();
+    app.add_option("--alpha", options_.alpha, "significance level of the Mann-Whitney U test")->capture_default_str();
+  }
+
+  int run(CLI::App&) override {
+    if (!(options_.threshold >= 0) || !std::isfinite(options_.threshold)) {
+      throw UsageError(fmt::format("--threshold {} must be a finite number >= 0", options_.threshold));
+    }
+    if (!(options_.alpha > 0 && options_.alpha < 1)) {
+      throw UsageError(fmt::format("--alpha {} must be between 0 and 1", options_.alpha));
+    }
+    std::vector<ReportFile> reports;
+    for (const auto& p : paths_) {
+      try {
+        reports.push_back(load_report(p));
+      } catch (const ReportError& e) {
+        throw UsageError(e.what());
+      }
+    }
+    const CompareResult result = run_compare(reports, options_, gate_);
+    if (format_ == "json") {
+      std::cout << compare_json(reports, result).dump(2) << "\n" << std::flush;
+      // stdout stays one JSON document; the gate's verdict also goes to stderr.
+      if (result.gate && !result.gate->passed()) {
+        for (const auto& r : result.gate->reasons) std::cerr << "gate: " << r << "\n";
+      }
+    } else if (format_ == "md") {
+      std::cout << render_compare_markdown(reports, result);
+    } else {
+      std::cout << render_compare_text(reports, result);
+    }
+    std::cout.flush();
+    return result.gate && !result.gate->passed() ? 1 : 0;
+  }
+
+ private:
+  std::vector<std::string> paths_;
+  std::string format_ = "text";
+  bool gate_ = false;
+  CompareOptions options_;
+};
+
+PEBENCH_REGISTER_COMMAND(CompareCommand);
+
+}  // namespace
+}  // namespace pebench

@@ -1,0 +1,115 @@
+// Bad input never crashes: one clear error naming the offending value and a
+// non-zero exit (2 for a bad command line, 1 when no case could run).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "test_util.h"
+
+namespace pebench {
+namespace {
+
+struct BadInput {
+  const char* name;
+  std::vector<std::string> args;
+  int exit_code;
+  const char* message;
+};
+
+class CliRejects : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliRejects, WithOneClearErrorAndNonZeroExit) {
+  const BadInput& c = GetParam();
+  std::vector<std::string> args = c.args;
+  const std::string dir = test::temp_dir("bad");
+  if (args.front() == "run") {
+    if (std::find(args.begin(), args.end(), "--out") == args.end()) args.insert(args.end(), {"--out", dir + "/r.json"});
+    args.insert(args.end(), {"--quiet", "--benchmark_min_time=0.01"});
+  }
+  const auto r = test::run_pebench(args);
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.out;
+  EXPECT_NE(r.out.find(c.message), std::string::npos) << "output lacks '" << c.message << "':\n" << r.out;
+  EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << r.out;
+  if (c.exit_code == 2) {
+    // A command-line error is a single line.
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, CliRejects,
+    ::testing::Values(
+        BadInput{"UnknownVariant", {"run", "--variant", "rope.nothing"}, 2, "unknown variant 'rope.nothing'"},
+        BadInput{"OddRotaryDim", {"run", "--variant", "rope.apply", "--seq", "8", "--param", "rotary_dim=63"}, 1,
+                 "rotary_dim=63 must be even"},
+        BadInput{"RotaryDimPastHeadDim", {"run", "--variant", "rope.apply", "--dim", "32", "--param", "rotary_dim=64"},
+                 1, "rotary_dim=64 exceeds the head dim 32"},
+        BadInput{"OffsetPastTable",
+                 {"run", "--variant", "abs.learned", "--seq", "8", "--param", "offset=10", "--param", "table_len=12"},
+                 1, "offset=10 + seq=8 exceeds table_len=12"},
+        BadInput{"EmptyListItem", {"run", "--seq", "12,,4"}, 2, "malformed list for --seq: '12,,4'"},
+        BadInput{"NotANumber", {"run", "--seq", "12,abc"}, 2, "invalid value 'abc' for parameter seq"},
+        BadInput{"UnknownDtype", {"run", "--dtype", "f64"}, 2, "invalid value 'f64' for parameter dtype"},
+        BadInput{"UnknownEnumValue", {"run", "--variant", "rope.apply", "--param", "scaling=magic"}, 2,
+                 "invalid value 'magic' for parameter scaling"},
+        BadInput{"UnknownParam", {"run", "--param", "colour=red"}, 2, "unknown parameter 'colour'"},
+        BadInput{"ParamWithoutValue", {"run", "--param", "seq"}, 2, "malformed --param 'seq'"},
+        BadInput{"UnknownPreset", {"run", "--preset", "huge"}, 2, "unknown preset 'huge'"},
+        BadInput{"UnknownDevice", {"run", "--device", "no-such-gpu"}, 2, "no device matches 'no-such-gpu'"},
+        BadInput{"DeviceIndexOutOfRange", {"run", "--device", "99"}, 2, "no device with index 99"},
+        BadInput{"UnknownOption", {"run", "--colour"}, 2, "unknown option '--colour'"},
+        BadInput{"SubmissionTimeout", {"run", "--variant", "abs.learned", "--seq", "4096,8", "--timeout", "0.000001"},
+                 1, "VK_TIMEOUT: the device did not finish within 1e-06 s"},
+        BadInput{"ZeroSeq", {"run", "--variant", "abs.learned", "--seq", "0"}, 1, "seq=0 must be at least 1"},
+        BadInput{"UnknownCommand", {"frobnicate"}, 2, "unknown command 'frobnicate'"},
+        BadInput{"ReportNotWritable", {"run", "--variant", "abs.learned", "--out", "/proc/no/such/dir/r.json"}, 1,
+                 "/proc/no/such/dir"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, DevicesJsonListsTheTestDevice) {
+  const auto r = test::run_pebench({"devices", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_FALSE(j.empty());
+  for (const char* k : {"name", "driver_version", "api_version", "subgroup_size", "limits", "features"}) {
+    EXPECT_TRUE(j[0].contains(k)) << k;
+  }
+}
+
+TEST(Cli, ListShowsEveryVariantWithParamsAndTensors) {
+  const auto r = test::run_pebench({"list", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  std::set<std::string> ids;
+  for (const auto& v : j) {
+    ids.insert(v["id"]);
+    EXPECT_FALSE(v["impls"].empty());
+    EXPECT_FALSE(v["tensors"].empty()) << v["id"];
+    bool has_dtype = false;
+    for (const auto& p : v["params"]) has_dtype = has_dtype || p["key"] == "dtype";
+    EXPECT_TRUE(has_dtype);
+  }
+  for (const char* id : {"abs.sinusoidal", "abs.learned", "rope.apply"}) EXPECT_TRUE(ids.count(id)) << id;
+}
+
+TEST(Cli, QuickPresetCoversEveryVariantInBothDtypes) {
+  const std::string dir = test::temp_dir("quick");
+  const auto r = test::run_pebench({"run", "--preset", "quick", "--out", dir + "/q.json", "--quiet",
+                                    "--benchmark_min_time=0.01", "--no-validate"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(dir + "/q.json");
+  const auto rep = nlohmann::json::parse(in);
+  const auto listed = nlohmann::json::parse(test::run_pebench({"list", "--json"}).out);
+  std::set<std::string> covered;
+  for (const auto& res : rep["results"]) covered.insert(res["variant"].get<std::string>() + "/" + res["dtype"].get<std::string>());
+  for (const auto& v : listed) {
+    for (const char* dtype : {"f32", "f16"}) EXPECT_TRUE(covered.count(v["id"].get<std::string>() + "/" + dtype)) << v["id"] << " " << dtype;
+  }
+}
+
+}  // namespace
+}  // namespace pebench

@@ -1,0 +1,709 @@
+// `pebench compare`: key matching, the Mann–Whitney U test against values
+// computed independently (scipy, hand enumeration), verdicts and the gate on
+// crafted reports, the three output formats and corrupt inputs.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analysis/case_key.h"
+#include "analysis/compare.h"
+#include "analysis/compare_json.h"
+#include "analysis/compare_render.h"
+#include "analysis/mann_whitney.h"
+#include "analysis/report_file.h"
+#include "test_util.h"
+
+namespace pebench {
+namespace {
+
+using nlohmann::json;
+
+// --- crafting reports ----------------------------------------------------
+
+struct CaseSpec {
+  std::string variant = "abs.learned";
+  std::string impl = "default";
+  std::string dtype = "f32";
+  json params = {{"batch", 1}, {"seq", 128}, {"d_model", 256}};
+  std::string status = "ok";
+  std::string reason;
+  std::vector<double> samples;  // empty: time_ns null
+  bool validated = true;        // false: validation null
+};
+
+double median_of(std::vector<double> s) {
+  std::sort(s.begin(), s.end());
+  const size_t n = s.size();
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+// n samples around `center` with a deterministic spread of +-`spread` (relative).
+std::vector<double> samples_around(double center, size_t n, double spread, uint32_t seed) {
+  std::vector<double> out;
+  uint32_t state = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const double u = static_cast<double>(state >> 8) / static_cast<double>(1u << 24);  // [0, 1)
+    out.push_back(center * (1 + spread * (2 * u - 1)));
+  }
+  return out;
+}
+
+json case_json(const CaseSpec& c, int index) {
+  json j = {{"id", "c" + std::to_string(index)},
+            {"device", 0},
+            {"variant", c.variant},
+            {"impl", c.impl},
+            {"dtype", c.dtype},
+            {"params", c.params},
+            {"label", ""},
+            {"status", c.status},
+            {"reason", c.reason}};
+  if (c.samples.empty()) {
+    j["time_ns"] = nullptr;
+  } else {
+    const auto [lo, hi] = std::minmax_element(c.samples.begin(), c.samples.end());
+    j["time_ns"] = {{"median", median_of(c.samples)}, {"min", *lo}, {"max", *hi}, {"samples", c.samples}};
+  }
+  if (c.validated && c.status != "skipped" && c.status != "unsupported") {
+    const bool passed = c.status != "failed";
+    j["validation"] = {{"nmse", passed ? 1e-12 : 0.5}, {"max_abs", 1e-6}, {"max_rel", 1e-6},
+                       {"tolerance", {{"nmse", 1e-9}}}, {"passed", passed}, {"rows_checked", 8}, {"rows_total", 8}};
+  } else {
+    j["validation"] = nullptr;
+  }
+  return j;
+}
+
+json report_json(const std::vector<CaseSpec>& cases, const std::string& device = "Test GPU",
+                 const std::string& driver_version = "1.0.0") {
+  json results = json::array();
+  for (size_t i = 0; i < cases.size(); ++i) results.push_back(case_json(cases[i], static_cast<int>(i)));
+  return {{"schema", "pebench.report/1"},
+          {"tool", {{"version", "0.1.0"}, {"git_commit", "abcdef0123456789"}}},
+          {"created", "2026-01-01T00:00:00Z"},
+          {"host", {{"os", "test"}, {"cpu", "test"}, {"logical_cores", 2}}},
+          {"devices",
+           {{{"index", 0}, {"name", device}, {"driver_name", "drv"}, {"driver_info", "info"},
+             {"driver_version", driver_version}}}},
+          {"results", results}};
+}
+
+std::string write_text(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string write_json(const std::string& dir, const std::string& name, const json& j) {
+  return write_text(dir, name, j.dump(1));
+}
+
+ReportFile parse(const json& j, const std::string& name = "test.json") { return parse_report(j, name); }
+
+const CompareOptions kDefaults;
+
+// --- key matching ----------------------------------------------------------
+
+TEST(CompareKey, ParameterOrderAndNumberSpellingDoNotMatter) {
+  // The same case written by two writers: keys in another order, 4 as 4.0,
+  // impl/dtype repeated inside params by one of them.
+  const json a = json::parse(R"({"seq": 128, "factor": 4, "scaling": "yarn", "impl": "default", "dtype": "f16"})");
+  const json b = json::parse(R"({"scaling": "yarn", "factor": 4.0, "seq": 128.0})");
+  EXPECT_EQ(case_key("rope.apply", "default", "f16", a), case_key("rope.apply", "default", "f16", b));
+  // A real difference in any parameter, or in impl/dtype, is a different case.
+  const json c = json::parse(R"({"scaling": "yarn", "factor": 4.5, "seq": 128})");
+  EXPECT_NE(case_key("rope.apply", "default", "f16", a), case_key("rope.apply", "default", "f16", c));
+  EXPECT_NE(case_key("rope.apply", "default", "f16", a), case_key("rope.apply", "default", "f32", a));
+  EXPECT_NE(case_key("rope.apply", "default", "f16", a), case_key("rope.apply", "flash", "f16", a));
+  EXPECT_NE(case_key("rope.apply", "default", "f16", a), case_key("rope.scaled", "default", "f16", a));
+}
+
+TEST(CompareKey, FilesWithReorderedKeysMatchCaseByCase) {
+  const std::string dir = test::temp_dir("reordered");
+  // Raw text, so the order on disk really differs.
+  const std::string head = R"({"schema": "pebench.report/1", "devices": [{"index": 0, "name": "GPU"}], "results": [)";
+  const std::string base = head +
+                           R"({"device": 0, "variant": "v.a", "impl": "i", "dtype": "f32", "status": "ok",
+      "params": {"seq": 128, "offset": 0, "heads": 4}, "time_ns": {"median": 100, "samples": [99, 100, 101]}}]})";
+  const std::string next = head +
+                           R"({"status": "ok", "time_ns": {"samples": [99, 100, 101], "median": 100}, "dtype": "f32",
+      "params": {"heads": 4.0, "seq": 128, "offset": 0}, "impl": "i", "variant": "v.a", "device": 0}]})";
+  const ReportFile b = load_report(write_text(dir, "base.json", base));
+  const ReportFile n = load_report(write_text(dir, "new.json", next));
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_TRUE(p.only_in_base.empty());
+  EXPECT_TRUE(p.only_in_new.empty());
+  EXPECT_DOUBLE_EQ(*p.cases[0].ratio, 1.0);
+}
+
+TEST(CompareKey, DefaultsAreWrittenOutSoADifferentDefaultIsADifferentCase) {
+  // Reports write every parameter, defaults included: a build whose default
+  // offset changed runs a different case, and compare must say so rather
+  // than match it.
+  CaseSpec old_default, new_default;
+  old_default.params = {{"seq", 128}, {"offset", 0}};
+  new_default.params = {{"seq", 128}, {"offset", 16}};
+  old_default.samples = new_default.samples = {10, 11, 12};
+  const ReportFile b = parse(report_json({old_default}));
+  const ReportFile n = parse(report_json({new_default}));
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  EXPECT_TRUE(p.cases.empty());
+  ASSERT_EQ(p.only_in_base.size(), 1u);
+  ASSERT_EQ(p.only_in_new.size(), 1u);
+  EXPECT_EQ(p.only_in_base[0]->params["offset"], 0);
+  EXPECT_EQ(p.only_in_new[0]->params["offset"], 16);
+}
+
+TEST(CompareKey, DriverVersionIsNotPartOfTheKeyButTheDeviceIs) {
+  CaseSpec c;
+  c.samples = {10, 11, 12};
+  const ReportFile b = parse(report_json({c}, "GPU X", "1.0.0"));
+  const ReportFile updated = parse(report_json({c}, "GPU X", "2.0.0"));
+  const PairComparison p = compare_reports(b, updated, kDefaults);
+  EXPECT_EQ(p.cases.size(), 1u);
+  EXPECT_FALSE(p.cross_device);
+  const std::vector<ReportFile> both = {b, updated};
+  const CompareResult r = run_compare(both, kDefaults, true);
+  EXPECT_TRUE(r.gate->passed());
+  EXPECT_NE(render_compare_text(both, r).find("driver changed on GPU X"), std::string::npos);
+
+  // Two single-device reports on different devices: compared device
+  // against device, and never a passing gate.
+  const ReportFile other = parse(report_json({c}, "GPU Y"));
+  const PairComparison cross = compare_reports(b, other, kDefaults);
+  EXPECT_TRUE(cross.cross_device);
+  EXPECT_EQ(cross.cases.size(), 1u);
+  const std::vector<ReportFile> reports = {b, other};
+  const GateResult g = evaluate_gate(reports, {cross}, kDefaults);
+  ASSERT_EQ(g.reasons.size(), 1u);
+  EXPECT_EQ(g.reasons[0].rfind("device:", 0), 0u) << g.reasons[0];
+}
+
+TEST(CompareKey, MultiDeviceReportsPairDevicesByName) {
+  CaseSpec c;
+  c.samples = {10, 11, 12};
+  // One case on each of two devices: median 11 on index 0, 20 on index 1.
+  json base = report_json({c, c});
+  base["devices"] = {{{"index", 0}, {"name", "A"}}, {{"index", 1}, {"name", "B"}}};
+  base["results"][1]["device"] = 1;
+  base["results"][1]["time_ns"]["median"] = 20;
+  // NEW names the indices the other way round, so its median-20 case ran on
+  // A: matching by name pairs A's 11 with A's 20.
+  json next = base;
+  next["devices"] = {{{"index", 0}, {"name", "B"}}, {{"index", 1}, {"name", "A"}}};
+  const ReportFile b = parse(base), n = parse(next);
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  ASSERT_EQ(p.cases.size(), 2u);
+  EXPECT_EQ(p.devices.size(), 2u);
+  for (const auto& cc : p.cases) EXPECT_EQ(cc.base->device_info->name, cc.next->device_info->name);
+  EXPECT_EQ(p.cases[0].base->device_info->name, "A");
+  EXPECT_DOUBLE_EQ(*p.cases[0].ratio, 20.0 / 11.0);
+  EXPECT_DOUBLE_EQ(*p.cases[1].ratio, 11.0 / 20.0);
+}
+
+// --- Mann–Whitney U -----------------------------------------------------------
+
+TEST(MannWhitney, ScipyDocumentationExample) {
+  // scipy.stats.mannwhitneyu docs: males vs females, U = 17,
+  // exact p = 0.1111111111111111 (= 2 * 7/126, see the enumeration test),
+  // asymptotic (with continuity correction) p = 0.11134688653314041.
+  const std::vector<double> males = {19, 22, 16, 29, 24}, females = {20, 11, 17, 12};
+  const MannWhitneyResult r = mann_whitney_u(males, females);
+  EXPECT_DOUBLE_EQ(r.u1, 17);
+  EXPECT_DOUBLE_EQ(r.u2, 3);
+  EXPECT_TRUE(r.exact);
+  EXPECT_NEAR(r.p_value, 0.1111111111111111, 1e-12);
+  // Swapping the samples mirrors U and keeps the two-sided p.
+  const MannWhitneyResult s = mann_whitney_u(females, males);
+  EXPECT_DOUBLE_EQ(s.u1, 3);
+  EXPECT_NEAR(s.p_value, r.p_value, 1e-12);
+}
+
+TEST(MannWhitney, TiesUseTheNormalApproximationWithTieCorrection) {
+  // scipy 1.10.1: mannwhitneyu(x, y, method='asymptotic')
+  //   -> statistic 9.0, pvalue 0.0962020408864322
+  const std::vector<double> x = {1, 2, 2, 3, 4, 5}, y = {2, 3, 3, 6, 7, 8, 8};
+  const MannWhitneyResult r = mann_whitney_u(x, y);
+  EXPECT_FALSE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u1, 9);
+  EXPECT_NEAR(r.p_value, 0.0962020408864322, 1e-12);
+}
+
+TEST(MannWhitney, ExactForSmallSamplesWithoutTies) {
+  // scipy 1.10.1, method='exact': statistic 41.0, pvalue 0.22762995518413476
+  const std::vector<double> x = {0.5, 1.3, 2.2, 3.1, 4.8, 5.5, 6.0, 7.7, 8.1, 9.9};
+  const std::vector<double> y = {1.0, 2.5, 3.3, 4.0, 5.1, 6.6, 7.0, 8.8, 9.2, 10.5, 11.1, 12.4};
+  const MannWhitneyResult r = mann_whitney_u(x, y);
+  EXPECT_TRUE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u1, 41);
+  EXPECT_NEAR(r.p_value, 0.22762995518413476, 1e-12);
+
+  // The largest exact size, 50 and 50: scipy method='exact' -> U 1120, p 0.3735888965213186
+  std::vector<double> a, b;
+  for (int i = 0; i < 50; ++i) {
+    a.push_back(2 * i);
+    b.push_back(2 * i + 1 + (i > 25 ? 10 : 0));
+  }
+  const MannWhitneyResult big = mann_whitney_u(a, b);
+  EXPECT_TRUE(big.exact);
+  EXPECT_DOUBLE_EQ(big.u1, 1120);
+  EXPECT_NEAR(big.p_value, 0.3735888965213186, 1e-10);
+}
+
+TEST(MannWhitney, LargeSamplesUseTheNormalApproximation) {
+  // scipy 1.10.1, method='asymptotic': U 1412.5, p 0.0422148349191375 (ties)
+  std::vector<double> a, b;
+  for (int i = 0; i < 60; ++i) {
+    a.push_back(100 + (i * 37) % 61);
+    b.push_back(105 + (i * 41) % 67);
+  }
+  const MannWhitneyResult r = mann_whitney_u(a, b);
+  EXPECT_FALSE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u1, 1412.5);
+  EXPECT_NEAR(r.p_value, 0.0422148349191375, 1e-12);
+}
+
+TEST(MannWhitney, ExactTailMatchesEnumeration) {
+  // Under the null every choice of which m of the m+n ranks belong to the
+  // first sample is equally likely; U = (sum of those ranks) - m(m+1)/2.
+  for (auto [m, n] : std::vector<std::pair<size_t, size_t>>{{5, 4}, {3, 6}, {1, 7}, {6, 6}}) {
+    std::vector<double> count(m * n + 1, 0);
+    double total = 0;
+    std::vector<bool> pick(m + n, false);
+    std::fill(pick.begin(), pick.begin() + static_cast<long>(m), true);
+    do {
+      double rank_sum = 0;
+      for (size_t i = 0; i < m + n; ++i) rank_sum += pick[i] ? static_cast<double>(i + 1) : 0;
+      count[static_cast<size_t>(rank_sum - static_cast<double>(m * (m + 1) / 2))] += 1;
+      total += 1;
+    } while (std::prev_permutation(pick.begin(), pick.end()));
+    double tail = 0;
+    for (size_t u = m * n + 1; u-- > 0;) {
+      tail += count[u];
+      EXPECT_NEAR(mann_whitney_exact_sf(static_cast<double>(u), m, n), tail / total, 1e-12)
+          << "m=" << m << " n=" << n << " u=" << u;
+    }
+  }
+  EXPECT_NEAR(mann_whitney_exact_sf(17, 5, 4), 7.0 / 126.0, 1e-15);
+}
+
+TEST(MannWhitney, DegenerateInputsGiveNoEvidence) {
+  EXPECT_DOUBLE_EQ(mann_whitney_u({}, {1, 2, 3}).p_value, 1);
+  EXPECT_DOUBLE_EQ(mann_whitney_u({5, 5, 5}, {5, 5, 5, 5}).p_value, 1);
+  // Completely separated samples of 3 and 3: p = 2/C(6,3) = 0.1, never below
+  // 0.05 however large the shift.
+  EXPECT_NEAR(mann_whitney_u({1, 2, 3}, {100, 200, 300}).p_value, 0.1, 1e-12);
+}
+
+// --- verdicts and the gate --------------------------------------------------------
+
+TEST(CompareVerdict, ThresholdBandIsSymmetricInLogSpace) {
+  const CompareOptions o;  // 10%, alpha 0.01
+  EXPECT_EQ(classify(1.05, 1e-9, o), Verdict::kUnchanged);  // significant but small
+  EXPECT_EQ(classify(1.0 / 1.05, 1e-9, o), Verdict::kUnchanged);
+  EXPECT_EQ(classify(1.2, 1e-9, o), Verdict::kSlower);
+  EXPECT_EQ(classify(1.0 / 1.2, 1e-9, o), Verdict::kFaster);
+  EXPECT_EQ(classify(1.1, 1e-9, o), Verdict::kUnchanged);  // the band's edges are inside
+  EXPECT_EQ(classify(1.1001, 1e-9, o), Verdict::kSlower);
+  EXPECT_EQ(classify(0.91, 1e-9, o), Verdict::kUnchanged);  // 1/1.1 = 0.909...: inside
+  EXPECT_EQ(classify(0.905, 1e-9, o), Verdict::kFaster);    // 10.5% faster, but 1/0.905 = 1.105 > 1.1
+  EXPECT_EQ(classify(1.2, 0.02, o), Verdict::kNoisy);  // large but not significant
+  EXPECT_EQ(classify(1.2, std::nullopt, o), Verdict::kNoisy);
+}
+
+struct GateRun {
+  int exit_code;
+  std::string out;
+};
+
+GateRun gate(const json& base, const json& next, const std::vector<std::string>& extra = {}) {
+  const std::string dir = test::temp_dir("gate");
+  std::vector<std::string> args = {"compare", write_json(dir, "base.json", base), write_json(dir, "new.json", next),
+                                   "--gate"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = test::run_pebench(args);
+  return {r.exit_code, r.out};
+}
+
+size_t count_lines_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto start = line.find_first_not_of(" ");
+    if (start != std::string::npos && line.compare(start, prefix.size(), prefix) == 0) ++n;
+  }
+  return n;
+}
+
+// Two cases, 40 samples each with +-5% spread.
+std::vector<CaseSpec> two_cases(double scale_first, double scale_second, uint32_t seed) {
+  CaseSpec a, b;
+  a.params = {{"seq", 128}};
+  b.params = {{"seq", 1024}};
+  a.samples = samples_around(1000 * scale_first, 40, 0.05, seed);
+  b.samples = samples_around(8000 * scale_second, 40, 0.05, seed + 1);
+  return {a, b};
+}
+
+TEST(CompareGate, IdenticalReportsPass) {
+  const json base = report_json(two_cases(1, 1, 1));
+  const GateRun r = gate(base, base);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("gate: passed"), std::string::npos) << r.out;
+}
+
+TEST(CompareGate, SignificantRegressionFails) {
+  const GateRun r = gate(report_json(two_cases(1, 1, 1)), report_json(two_cases(1.3, 1.02, 7)));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "slower: abs.learned default f32 seq=128:"), 1u) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "slower:"), 1u) << r.out;  // the 2% case is unchanged
+  // A looser threshold lets the same 30% through.
+  EXPECT_EQ(gate(report_json(two_cases(1, 1, 1)), report_json(two_cases(1.3, 1.02, 7)), {"--threshold", "0.5"})
+                .exit_code,
+            0);
+}
+
+TEST(CompareGate, NoiseIsNotARegression) {
+  // Median 30% higher, but three wildly spread samples a side cannot show it.
+  CaseSpec b, n;
+  b.samples = {100, 400, 1000};
+  n.samples = {130, 520, 1300};
+  const ReportFile base = parse(report_json({b})), next = parse(report_json({n}));
+  const PairComparison p = compare_reports(base, next, kDefaults);
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_NEAR(*p.cases[0].ratio, 1.3, 1e-12);
+  EXPECT_EQ(p.cases[0].verdict, Verdict::kNoisy);
+  EXPECT_GT(*p.cases[0].p_value, 0.01);
+  const GateRun r = gate(report_json({b}), report_json({n}));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("noisy"), std::string::npos) << r.out;
+}
+
+TEST(CompareGate, FasterIsNotARegression) {
+  const GateRun r = gate(report_json(two_cases(1, 1, 1)), report_json(two_cases(0.6, 0.6, 3)));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "abs.learned"), 2u) << r.out;
+  EXPECT_NE(r.out.find("2 faster"), std::string::npos) << r.out;
+}
+
+TEST(CompareGate, LostCaseFails) {
+  auto base = two_cases(1, 1, 1);
+  auto next = base;
+  next.pop_back();
+  const GateRun r = gate(report_json(base), report_json(next));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "missing: abs.learned default f32 seq=1024:"), 1u) << r.out;
+  EXPECT_NE(r.out.find("only in BASE (1)"), std::string::npos) << r.out;
+  // A case only NEW has is listed but is no reason to fail.
+  const GateRun grown = gate(report_json(next), report_json(base));
+  EXPECT_EQ(grown.exit_code, 0) << grown.out;
+  EXPECT_NE(grown.out.find("only in NEW (1)"), std::string::npos) << grown.out;
+}
+
+TEST(CompareGate, ValidationFlipFails) {
+  auto base = two_cases(1, 1, 1);
+  auto next = base;
+  next[0].status = "failed";
+  next[0].reason = "nmse 0.5 > tolerance 1e-09";
+  next[1].status = "error";
+  next[1].reason = "device lost";
+  const GateRun r = gate(report_json(base), report_json(next));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "broke:"), 2u) << r.out;
+  EXPECT_NE(r.out.find("ok in BASE, failed in NEW: nmse 0.5 > tolerance 1e-09"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ok in BASE, error in NEW: device lost"), std::string::npos) << r.out;
+
+  // Already failing in BASE: no news, no failure; fixed in NEW: fine too.
+  auto fixed = next;
+  fixed[0].status = "ok";
+  fixed[1].status = "error";
+  const GateRun again = gate(report_json(next), report_json(fixed));
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("fixed"), std::string::npos) << again.out;
+
+  // A case that stops running (skipped/unsupported) is lost.
+  auto skipped = base;
+  skipped[1].status = "unsupported";
+  skipped[1].samples.clear();
+  const GateRun lost = gate(report_json(base), report_json(skipped));
+  EXPECT_EQ(lost.exit_code, 1) << lost.out;
+  EXPECT_EQ(count_lines_starting(lost.out, "lost:"), 1u) << lost.out;
+}
+
+TEST(CompareGate, CorrectnessGateHoldsWhateverTheThreshold) {
+  auto base = two_cases(1, 1, 1);
+  auto next = two_cases(3, 3, 9);
+  next[0].status = "failed";
+  const GateRun r = gate(report_json(base), report_json(next), {"--threshold", "1000"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "broke:"), 1u) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "slower:"), 0u) << r.out;
+}
+
+TEST(CompareGate, WithoutGateRegressionsExitZero) {
+  const std::string dir = test::temp_dir("nogate");
+  const auto r = test::run_pebench({"compare", write_json(dir, "b.json", report_json(two_cases(1, 1, 1))),
+                                    write_json(dir, "n.json", report_json(two_cases(2, 2, 5)))});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "abs.learned"), 2u) << r.out;
+  EXPECT_EQ(r.out.find("gate:"), std::string::npos) << r.out;
+}
+
+// --- output formats -----------------------------------------------------------------
+
+// BASE: the scipy example's males, NEW: its females; a second family whose
+// ratio is exactly 2 with separated samples.
+std::vector<std::vector<CaseSpec>> scipy_pair() {
+  CaseSpec a, r;
+  a.params = {{"seq", 128}};
+  r.variant = "rope.apply";
+  r.params = {{"seq", 256}, {"heads", 4}};
+  CaseSpec a2 = a, r2 = r;
+  a.samples = {19, 22, 16, 29, 24};
+  a2.samples = {20, 11, 17, 12};
+  r.samples = samples_around(1000, 30, 0.01, 1);
+  r2.samples = r.samples;
+  for (auto& s : r2.samples) s *= 2;
+  return {{a, r}, {a2, r2}};
+}
+
+TEST(CompareOutput, JsonCarriesRatiosTestsAndGeomeans) {
+  const std::string dir = test::temp_dir("json");
+  const auto pair = scipy_pair();
+  const auto r = test::run_pebench({"compare", write_json(dir, "b.json", report_json(pair[0])),
+                                    write_json(dir, "n.json", report_json(pair[1])), "--format", "json", "--gate"});
+  EXPECT_EQ(r.exit_code, 1);  // rope.apply doubled
+  // stdout is pure JSON; the gate lines went to stderr (prefixed "gate: ").
+  const auto brace = r.out.find('{');
+  ASSERT_NE(brace, std::string::npos) << r.out;
+  const json j = json::parse(r.out.substr(brace, r.out.rfind('}') - brace + 1));
+  EXPECT_EQ(j["schema"], "pebench.compare/1");
+  ASSERT_EQ(j["comparisons"].size(), 1u);
+  const json& c = j["comparisons"][0];
+  ASSERT_EQ(c["cases"].size(), 2u);
+  const json& abs = c["cases"][0];
+  EXPECT_EQ(abs["variant"], "abs.learned");
+  EXPECT_DOUBLE_EQ(abs["base"]["median_ns"].get<double>(), 22);
+  EXPECT_DOUBLE_EQ(abs["new"]["median_ns"].get<double>(), 14.5);
+  EXPECT_DOUBLE_EQ(abs["ratio"].get<double>(), 14.5 / 22);
+  EXPECT_NEAR(abs["p_value"].get<double>(), 0.1111111111111111, 1e-12);
+  EXPECT_EQ(abs["test"], "exact");
+  EXPECT_EQ(abs["verdict"], "noisy");
+  const json& rope = c["cases"][1];
+  EXPECT_NEAR(rope["ratio"].get<double>(), 2.0, 1e-12);
+  EXPECT_EQ(rope["verdict"], "slower");
+  // Geometric means: per family the one ratio, overall sqrt(14.5/22 * 2).
+  const json& fam = c["geomean"]["families"];
+  ASSERT_EQ(fam.size(), 2u);
+  EXPECT_EQ(fam[0]["family"], "abs");
+  EXPECT_NEAR(fam[0]["ratio"].get<double>(), 14.5 / 22, 1e-12);
+  EXPECT_EQ(fam[1]["family"], "rope");
+  EXPECT_NEAR(fam[1]["ratio"].get<double>(), 2.0, 1e-12);
+  EXPECT_NEAR(c["geomean"]["overall"]["ratio"].get<double>(), std::sqrt(14.5 / 22 * 2), 1e-12);
+  EXPECT_EQ(j["gate"]["passed"], false);
+  ASSERT_EQ(j["gate"]["reasons"].size(), 1u);
+  EXPECT_EQ(j["gate"]["reasons"][0].get<std::string>().rfind("slower: rope.apply", 0), 0u);
+  EXPECT_NE(r.out.find("gate: slower: rope.apply"), std::string::npos);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(CompareOutput, MarkdownTables) {
+  const auto pair = scipy_pair();
+  const std::vector<ReportFile> reports = {parse(report_json(pair[0]), "b.json"), parse(report_json(pair[1]), "n.json")};
+  const std::string md = render_compare_markdown(reports, run_compare(reports, kDefaults, false));
+  const auto lines = lines_of(md);
+  const std::string header = "| variant | impl | dtype | case | base | new | ratio | p | verdict |";
+  const auto h = std::find(lines.begin(), lines.end(), header);
+  ASSERT_NE(h, lines.end()) << md;
+  // Separator with right-aligned number columns, then one row per case.
+  EXPECT_EQ(*(h + 1), "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |");
+  EXPECT_EQ((h + 2)->rfind("| abs.learned | default | f32 | seq=128 | 22 ns | ", 0), 0u) << *(h + 2);
+  EXPECT_NE((h + 2)->find(" | 0.659 | 0.111 | noisy |"), std::string::npos) << *(h + 2);  // 14.5/22, scipy's p
+  EXPECT_EQ((h + 3)->rfind("| rope.apply | default | f32 | heads=4 seq=256 |", 0), 0u) << *(h + 3);
+  EXPECT_NE((h + 3)->find(" | 2.000 | "), std::string::npos) << *(h + 3);
+  EXPECT_NE((h + 3)->find(" | slower |"), std::string::npos) << *(h + 3);
+  const double overall = std::sqrt(14.5 / 22 * 2);
+  EXPECT_NE(md.find(fmt::format("| all | 2 | {:.3f} | +{:.1f}% |", overall, (overall - 1) * 100)), std::string::npos)
+      << md;
+  // Every table line has as many cells as its header.
+  for (const auto& l : lines) {
+    if (l.empty() || l[0] != '|') continue;
+    EXPECT_EQ(l.back(), '|') << l;
+  }
+}
+
+TEST(CompareOutput, TextTableIsAligned) {
+  const auto pair = scipy_pair();
+  const std::vector<ReportFile> reports = {parse(report_json(pair[0]), "b.json"), parse(report_json(pair[1]), "n.json")};
+  const std::string text = render_compare_text(reports, run_compare(reports, kDefaults, false));
+  const auto lines = lines_of(text);
+  auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("variant", 0) == 0; });
+  ASSERT_NE(header, lines.end()) << text;
+  // Right-aligned "ratio" column: every row's ratio ends where the header's does.
+  const size_t end = header->find("ratio") + 5;
+  EXPECT_EQ((header + 2)->substr(end - 5, 5), "0.659") << text;
+  EXPECT_EQ((header + 3)->substr(end - 5, 5), "2.000") << text;
+}
+
+TEST(CompareOutput, ThreeReportsGiveTheVendorMatrix) {
+  const std::string data = std::string(PEBENCH_SOURCE_DIR) + "/tests/data/";
+  std::vector<ReportFile> reports;
+  for (const char* f : {"vendor_a.json", "vendor_b.json", "vendor_c.json"}) reports.push_back(load_report(data + f));
+  const CompareResult r = run_compare(reports, kDefaults, false);
+  ASSERT_TRUE(r.matrix.has_value());
+  ASSERT_EQ(r.matrix->columns.size(), 3u);
+  // The fixtures' model: B runs every case in half A's time, C in four times.
+  for (const auto& v : r.matrix->variants) {
+    SCOPED_TRACE(v.variant);
+    if (v.variant == "rope.apply") {  // failed and skipped everywhere: nothing timed
+      EXPECT_FALSE(v.ratios[1].has_value());
+      continue;
+    }
+    ASSERT_TRUE(v.ratios[1] && v.ratios[2]);
+    EXPECT_NEAR(*v.ratios[1], 0.5, 1e-12);
+    EXPECT_NEAR(*v.ratios[2], 4.0, 1e-12);
+  }
+  for (const auto& row : r.matrix->rows) {
+    for (size_t col = 0; col < 3; ++col) EXPECT_NE(row.cells[col], nullptr);  // every case in every report
+  }
+  const std::string text = render_compare_text(reports, r);
+  EXPECT_NE(text.find("R2/R0"), std::string::npos);
+  const auto cli = test::run_pebench({"compare", data + "vendor_a.json", data + "vendor_b.json",
+                                      data + "vendor_c.json", "--format", "md"});
+  EXPECT_EQ(cli.exit_code, 0) << cli.out;
+  EXPECT_NE(cli.out.find("| attn.t5 | 0.500 (12) | 4.000 (12) |"), std::string::npos) << cli.out;
+}
+
+// --- bad input ---------------------------------------------------------------------
+
+TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
+  const std::string dir = test::temp_dir("corrupt");
+  CaseSpec c;
+  c.samples = {1, 2, 3};
+  const std::string good = write_json(dir, "good.json", report_json({c}));
+  const std::string full = report_json({c}).dump();
+
+  struct Bad {
+    std::string name, text, message;
+  };
+  json v2 = report_json({c});
+  v2["schema"] = "pebench.report/2";
+  json no_variant = report_json({c});
+  no_variant["results"][0].erase("variant");
+  json bad_status = report_json({c});
+  bad_status["results"][0]["status"] = "great";
+  json bad_device = report_json({c});
+  bad_device["results"][0]["device"] = 3;
+  json bad_sample = report_json({c});
+  bad_sample["results"][0]["time_ns"]["samples"][1] = "fast";
+  json duplicate = report_json({c, c});
+  json no_results = report_json({c});
+  no_results.erase("results");
+  const std::vector<Bad> cases = {
+      {"truncated.json", full.substr(0, full.size() / 2), "not valid JSON"},
+      {"empty.json", "", "empty file"},
+      {"array.json", "[1, 2]", "not a pebench report"},
+      {"other.json", R"({"name": "something else"})", "not a pebench report (no \"schema\" field)"},
+      {"v2.json", v2.dump(), "unsupported schema \"pebench.report/2\""},
+      {"no_results.json", no_results.dump(), "\"results\" is missing"},
+      {"no_variant.json", no_variant.dump(), "results[0]: \"variant\" is missing"},
+      {"bad_status.json", bad_status.dump(), "results[0]: unknown status \"great\""},
+      {"bad_device.json", bad_device.dump(), "results[0]: device 3 is not in \"devices\""},
+      {"bad_sample.json", bad_sample.dump(), "results[0].time_ns: samples[1] is not a finite number"},
+      {"duplicate.json", duplicate.dump(), "results[1]: the same case as results[0]"},
+  };
+  for (const auto& b : cases) {
+    SCOPED_TRACE(b.name);
+    const std::string path = write_text(dir, b.name, b.text);
+    for (const auto& args : std::vector<std::vector<std::string>>{{"compare", good, path},
+                                                                  {"compare", path, good, "--gate"},
+                                                                  {"report", path, "-o", dir + "/r.html"}}) {
+      const auto r = test::run_pebench(args);
+      EXPECT_EQ(r.exit_code, 2) << r.out;
+      // One line: the command, the file and the problem.
+      EXPECT_NE(r.out.find("error: " + path + ": " + b.message), std::string::npos) << r.out;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    }
+  }
+  const auto missing = test::run_pebench({"compare", good, dir + "/nope.json"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find(dir + "/nope.json: cannot read: No such file or directory"), std::string::npos)
+      << missing.out;
+}
+
+TEST(CompareInput, BadOptionsAreUsageErrors) {
+  const std::string dir = test::temp_dir("options");
+  CaseSpec c;
+  c.samples = {1, 2, 3};
+  const std::string good = write_json(dir, "good.json", report_json({c}));
+  EXPECT_EQ(test::run_pebench({"compare", good}).exit_code, 2);  // one report
+  EXPECT_EQ(test::run_pebench({"compare", good, good, "--format", "xml"}).exit_code, 2);
+  const auto neg = test::run_pebench({"compare", good, good, "--threshold", "-0.1"});
+  EXPECT_EQ(neg.exit_code, 2);
+  EXPECT_NE(neg.out.find("--threshold"), std::string::npos) << neg.out;
+  EXPECT_EQ(test::run_pebench({"compare", good, good, "--alpha", "1.5"}).exit_code, 2);
+}
+
+TEST(CompareInput, RealReportShapesLoad) {
+  // What report.cc writes beyond the minimum: nulls for skipped cases and
+  // non-finite validation numbers.
+  CaseSpec skipped;
+  skipped.status = "skipped";
+  skipped.reason = "kernel=4 must be odd";
+  CaseSpec failed;
+  failed.params = {{"seq", 1}};
+  failed.status = "failed";
+  failed.samples = {5, 6, 7};
+  json j = report_json({skipped, failed});
+  j["results"][1]["validation"]["nmse"] = nullptr;  // NaN on disk
+  const ReportFile r = parse(j);
+  ASSERT_EQ(r.cases.size(), 2u);
+  EXPECT_FALSE(r.cases[0].time.has_value());
+  EXPECT_FALSE(r.cases[0].validation.has_value());
+  ASSERT_TRUE(r.cases[1].validation.has_value());
+  EXPECT_FALSE(r.cases[1].validation->nmse.has_value());
+  EXPECT_FALSE(r.cases[1].validation->passed);
+}
+
+}  // namespace
+}  // namespace pebench
+
+namespace pebench {
+namespace {
+
+// --- on a real report from the test device --------------------------------------------
+
+TEST(CompareEndToEnd, RealReportAgainstItselfAndAsAPage) {
+  const std::string dir = test::temp_dir("e2e");
+  const std::string report = dir + "/run.json";
+  const auto run = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "16,64", "--dtype", "f32",
+                                      "--benchmark_min_time=0.01", "--out", report});
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto same = test::run_pebench({"compare", report, report, "--gate", "--format", "md"});
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_EQ(count_lines_starting(same.out, "| abs.learned | default | f32 |"), 2u) << same.out;
+  EXPECT_NE(same.out.find("| 1.000 | 1.000 | unchanged |"), std::string::npos) << same.out;  // ratio 1, p 1
+  EXPECT_NE(same.out.find("gate: passed"), std::string::npos) << same.out;
+  const auto page = test::run_pebench({"report", report, "-o", dir + "/report.html"});
+  EXPECT_EQ(page.exit_code, 0) << page.out;
+  std::ifstream in(dir + "/report.html");
+  std::stringstream html;
+  html << in.rdbuf();
+  EXPECT_NE(html.str().find("data-chart=\"seq-abs.learned\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pebench

@@ -1,0 +1,275 @@
+// `pebench report`: the page is self-contained, and its charts draw the data
+// they claim to: every point and bar is checked against the crafted
+// fixtures' closed-form model (tests/data/make_vendor_fixtures.py) and
+// against the chart's own axes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "analysis/html_report.h"
+#include "analysis/report_file.h"
+#include "test_util.h"
+
+namespace pebench {
+namespace {
+
+const std::string kData = std::string(PEBENCH_SOURCE_DIR) + "/tests/data/";
+
+std::vector<ReportFile> vendor_reports() {
+  std::vector<ReportFile> out;
+  for (const char* f : {"vendor_a.json", "vendor_b.json", "vendor_c.json"}) out.push_back(load_report(kData + f));
+  return out;
+}
+
+// The fixtures' model (see make_vendor_fixtures.py).
+double model_median(const std::string& device, const std::string& variant, const std::string& impl,
+                    const std::string& dtype, double seq) {
+  const std::map<std::string, double> speed = {{"Vendor A GPU", 1}, {"Vendor B GPU", 0.5}, {"Vendor C GPU", 4}};
+  const std::map<std::string, double> encoding = {{"attn.nope", 1}, {"attn.t5", 1.5}, {"attn.alibi", 1.25}};
+  if (variant == "abs.learned") return 200 * seq / 128 * speed.at(device);
+  return 1000 * (seq / 128) * (seq / 128) * (impl == "flash" ? 0.5 : 1) * (dtype == "f16" ? 0.8 : 1) *
+         encoding.at(variant) * speed.at(device);
+}
+
+// --- a minimal reader for the SVG the page holds --------------------------------
+
+std::string attr(const std::string& tag, const std::string& name) {
+  const std::regex re(" " + name + "=\"([^\"]*)\"");
+  std::smatch m;
+  if (!std::regex_search(tag, m, re)) return "";
+  return m[1];
+}
+
+std::vector<double> numbers(const std::string& text) {
+  std::vector<double> out;
+  std::istringstream in(text);
+  for (double v; in >> v;) out.push_back(v);
+  return out;
+}
+
+// The <svg> element whose data-chart is `id`, or "".
+std::string chart(const std::string& html, const std::string& id) {
+  const auto start = html.find("<svg class=\"chart\"");
+  for (auto pos = start; pos != std::string::npos; pos = html.find("<svg class=\"chart\"", pos + 1)) {
+    const auto open_end = html.find('>', pos);
+    if (attr(html.substr(pos, open_end - pos), "data-chart") == id) {
+      return html.substr(pos, html.find("</svg>", pos) + 6 - pos);
+    }
+  }
+  return "";
+}
+
+// Opening tags named `name` inside `text`.
+std::vector<std::string> tags(const std::string& text, const std::string& name) {
+  std::vector<std::string> out;
+  for (auto pos = text.find("<" + name + " "); pos != std::string::npos; pos = text.find("<" + name + " ", pos + 1)) {
+    out.push_back(text.substr(pos, text.find('>', pos) + 1 - pos));
+  }
+  return out;
+}
+
+// Blocks "<g class="CLASS" ...>...</g>" (not nested in our charts).
+std::vector<std::string> groups(const std::string& svg, const std::string& cls) {
+  std::vector<std::string> out;
+  const std::string open = "<g class=\"" + cls + "\"";
+  for (auto pos = svg.find(open); pos != std::string::npos; pos = svg.find(open, pos + 1)) {
+    out.push_back(svg.substr(pos, svg.find("</g>", pos) + 4 - pos));
+  }
+  return out;
+}
+
+double log_map(double v, double lo, double hi, double start, double length) {
+  return start + (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo)) * length;
+}
+
+std::string html_of(const std::vector<ReportFile>& reports) { return html_report(reports, {}); }
+
+// --- the charts ---------------------------------------------------------------------
+
+TEST(HtmlReport, SeqChartsDrawEveryTimedCaseAtItsPlace) {
+  const std::string html = html_of(vendor_reports());
+  for (const std::string variant : {"attn.nope", "attn.t5", "attn.alibi", "abs.learned"}) {
+    SCOPED_TRACE(variant);
+    const std::string svg = chart(html, "seq-" + variant);
+    ASSERT_FALSE(svg.empty());
+    const std::string head = svg.substr(0, svg.find('>'));
+    const auto xd = numbers(attr(head, "data-x-domain")), yd = numbers(attr(head, "data-y-domain"));
+    const auto plot = numbers(attr(head, "data-plot"));  // x y width height
+    ASSERT_EQ(xd.size(), 2u);
+    ASSERT_EQ(yd.size(), 2u);
+    ASSERT_EQ(plot.size(), 4u);
+    const auto series = groups(svg, "series");
+    // One line per device and impl/dtype: kv_seq (= seq) and table_len (= seq) do not split lines.
+    EXPECT_EQ(series.size(), variant == "abs.learned" ? 3u : 12u);
+    std::set<std::string> seen_cases;
+    for (const auto& s : series) {
+      const std::string name = attr(s.substr(0, s.find('>')), "data-name");
+      // "R1 Vendor B GPU · flash f16"
+      const std::regex re("R[0-9] (Vendor [ABC] GPU) \xC2\xB7 (\\w+) (f16|f32)");
+      std::smatch m;
+      ASSERT_TRUE(std::regex_match(name, m, re)) << name;
+      const auto circles = tags(s, "circle");
+      EXPECT_EQ(circles.size(), variant == "abs.learned" ? 2u : 3u) << name;
+      std::string polyline_expected;
+      double last_x = 0;
+      for (const auto& c : circles) {
+        const double x = std::stod(attr(c, "data-x")), y = std::stod(attr(c, "data-y"));
+        EXPECT_GT(x, last_x) << "points in order of sequence length";
+        last_x = x;
+        // The value is the case's median...
+        EXPECT_NEAR(y, model_median(m[1], variant, m[2], m[3], x), 1e-9 * y) << name << " seq " << x;
+        seen_cases.insert(name + " " + attr(c, "data-x"));
+        // ...drawn where the axes put it.
+        const double cx = std::stod(attr(c, "cx")), cy = std::stod(attr(c, "cy"));
+        EXPECT_NEAR(cx, log_map(x, xd[0], xd[1], plot[0], plot[2]), 0.006);
+        EXPECT_NEAR(cy, plot[1] + plot[3] - (log_map(y, yd[0], yd[1], 0, plot[3])), 0.006);
+        EXPECT_GE(cx, plot[0]);
+        EXPECT_LE(cx, plot[0] + plot[2]);
+        EXPECT_GE(cy, plot[1]);
+        EXPECT_LE(cy, plot[1] + plot[3]);
+        polyline_expected += (polyline_expected.empty() ? "" : " ") + attr(c, "cx") + "," + attr(c, "cy");
+      }
+      const auto lines = tags(s, "polyline");
+      ASSERT_EQ(lines.size(), 1u);
+      EXPECT_EQ(attr(lines[0], "points"), polyline_expected) << "the line joins the points";
+    }
+    EXPECT_EQ(seen_cases.size(), variant == "abs.learned" ? 6u : 36u);
+  }
+  // rope.apply has one failed and one skipped case: nothing to draw.
+  EXPECT_TRUE(chart(html, "seq-rope.apply").empty());
+}
+
+TEST(HtmlReport, OverheadBarsAreEncodingOverNope) {
+  const std::string html = html_of(vendor_reports());
+  for (const std::string column : {"R0", "R1", "R2"}) {
+    SCOPED_TRACE(column);
+    const std::string svg = chart(html, "overhead-" + column);
+    ASSERT_FALSE(svg.empty());
+    const std::string head = svg.substr(0, svg.find('>'));
+    const auto xd = numbers(attr(head, "data-x-domain")), plot = numbers(attr(head, "data-plot"));
+    EXPECT_EQ(attr(head, "data-kind"), "bars-linear");
+    auto px = [&](double v) { return plot[0] + (v - xd[0]) / (xd[1] - xd[0]) * plot[2]; };
+    std::map<std::string, size_t> bars_per_group;
+    for (const auto& g : groups(svg, "bar-group")) {
+      const std::string encoding = attr(g.substr(0, g.find('>')), "data-label");
+      // t5 costs 1.5x nope, alibi 1.25x, on every shape, impl and dtype.
+      const double expected = encoding == "attn.t5" ? 0.5 : encoding == "attn.alibi" ? 0.25 : NAN;
+      for (const auto& rect : tags(g, "rect")) {
+        ++bars_per_group[encoding];
+        const double v = std::stod(attr(rect, "data-value"));
+        EXPECT_NEAR(v, expected, 1e-12) << encoding << " " << attr(rect, "data-label");
+        EXPECT_NEAR(std::stod(attr(rect, "x")), px(0), 0.006);
+        EXPECT_NEAR(std::stod(attr(rect, "width")), px(v) - px(0), 0.011);
+      }
+    }
+    const std::map<std::string, size_t> expected_bars = {{"attn.alibi", 4}, {"attn.t5", 4}};  // 2 impls x 2 dtypes
+    EXPECT_EQ(bars_per_group, expected_bars);
+  }
+}
+
+TEST(HtmlReport, VendorBarsAreTimeRatiosToTheFirstReport) {
+  const std::string html = html_of(vendor_reports());
+  const std::string svg = chart(html, "vendors");
+  ASSERT_FALSE(svg.empty());
+  const std::string head = svg.substr(0, svg.find('>'));
+  EXPECT_EQ(attr(head, "data-kind"), "bars-log");
+  const auto xd = numbers(attr(head, "data-x-domain")), plot = numbers(attr(head, "data-plot"));
+  auto px = [&](double v) { return log_map(v, xd[0], xd[1], plot[0], plot[2]); };
+  size_t bars = 0;
+  for (const auto& g : groups(svg, "bar-group")) {
+    for (const auto& rect : tags(g, "rect")) {
+      ++bars;
+      const double v = std::stod(attr(rect, "data-value"));
+      const double expected = attr(rect, "data-label") == "R1" ? 0.5 : 4.0;  // B twice as fast, C four times slower
+      EXPECT_NEAR(v, expected, 1e-12);
+      EXPECT_NEAR(std::stod(attr(rect, "x")), std::min(px(1), px(v)), 0.006);
+      EXPECT_NEAR(std::stod(attr(rect, "width")), std::fabs(px(v) - px(1)), 0.011);
+    }
+  }
+  EXPECT_EQ(bars, 8u);  // 4 timed variants x 2 other reports
+}
+
+TEST(HtmlReport, ValidationTableListsEveryCase) {
+  const auto reports = vendor_reports();
+  const std::string html = html_of(reports);
+  const auto section = html.substr(html.find("id=\"validation\""));
+  size_t rows = 0;
+  for (auto pos = section.find("<tr"); pos != std::string::npos; pos = section.find("<tr", pos + 1)) ++rows;
+  size_t cases = 0;
+  for (const auto& r : reports) cases += r.cases.size();
+  EXPECT_EQ(rows, cases + reports.size());  // plus a header row per report
+  EXPECT_NE(section.find("<tr class=\"bad\"><td>rope.apply</td><td>default</td><td>f16</td>"), std::string::npos);
+  EXPECT_NE(section.find("<td class=\"num\">0.25</td>"), std::string::npos);  // the failing nmse
+  EXPECT_NE(section.find("nmse 0.25 &gt; tolerance 1e-06"), std::string::npos);
+  EXPECT_NE(section.find("rotary_dim=63 must be even"), std::string::npos);
+}
+
+TEST(HtmlReport, SelfContained) {
+  const std::string html = html_of(vendor_reports());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"), std::string::npos);
+  for (const char* needle : {"<script", "<link", " src=", "url(", "@import"}) {
+    EXPECT_EQ(html.find(needle), std::string::npos) << needle;
+  }
+  // The only URL is SVG's namespace name, which is never fetched.
+  std::string rest = html;
+  const std::string ns = "http://www.w3.org/2000/svg";
+  for (auto pos = rest.find(ns); pos != std::string::npos; pos = rest.find(ns)) rest.erase(pos, ns.size());
+  EXPECT_EQ(rest.find("http"), std::string::npos);
+  EXPECT_EQ(rest.find("//"), std::string::npos);
+}
+
+TEST(HtmlReport, DegradesWithoutAttnNopeOrASecondReport) {
+  auto only_abs = vendor_reports();
+  only_abs.resize(1);
+  auto& cases = only_abs[0].cases;
+  cases.erase(std::remove_if(cases.begin(), cases.end(), [](const CaseRecord& c) { return c.family() == "attn"; }),
+              cases.end());
+  const std::string html = html_of(only_abs);
+  EXPECT_NE(html.find("Not available: these reports hold no attn.nope case"), std::string::npos);
+  EXPECT_EQ(html.find("data-chart=\"overhead-"), std::string::npos);
+  EXPECT_EQ(html.find("data-chart=\"vendors\""), std::string::npos);  // one report: no vendor view
+  EXPECT_EQ(html.find("id=\"vendors\""), std::string::npos);
+  const std::string svg = chart(html, "seq-abs.learned");
+  ASSERT_FALSE(svg.empty());
+  const auto series = groups(svg, "series");
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(attr(series[0].substr(0, series[0].find('>')), "data-name"), "default f32");  // one device: no column
+}
+
+TEST(HtmlReport, TextIsEscaped) {
+  auto reports = vendor_reports();
+  reports.resize(1);
+  reports[0].devices[0].key_name = "<b>GPU</b> & \"friends\"";
+  reports[0].cases[0].reason = "<script>alert(1)</script>";
+  reports[0].cases[0].status = "error";
+  const std::string html = html_of(reports);
+  EXPECT_EQ(html.find("<b>GPU"), std::string::npos);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;GPU&lt;/b&gt; &amp; &quot;friends&quot;"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+TEST(HtmlReport, CommandWritesThePage) {
+  const std::string dir = test::temp_dir("report");
+  const std::string out = dir + "/sub/report.html";
+  const auto r = test::run_pebench({"report", kData + "vendor_a.json", kData + "vendor_b.json", "-o", out});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(out);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string html = buf.str();
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_FALSE(chart(html, "vendors").empty());
+  EXPECT_FALSE(chart(html, "seq-attn.t5").empty());
+}
+
+}  // namespace
+}  // namespace pebench

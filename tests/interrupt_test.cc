@@ -1,0 +1,67 @@
+// An interrupted sweep never loses work: Ctrl-C (SIGINT) ends it with exit
+// 130 and a valid report holding every case that finished, the rest marked
+// skipped "interrupted".
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "test_util.h"
+
+extern char** environ;
+
+namespace pebench {
+namespace {
+
+TEST(Interrupt, SigintKeepsFinishedCasesInAValidReport) {
+  const std::string dir = test::temp_dir("interrupt");
+  const std::string out = dir + "/r.json";
+  std::vector<std::string> args{PEBENCH_EXE, "run", "--variant", "abs.learned", "--seq", "64,65,66,67,68,69,70,71",
+                                "--dtype", "f32,f16", "--benchmark_min_time=0.3", "--quiet", "--out", out};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, PEBENCH_EXE, nullptr, nullptr, argv.data(), environ), 0);
+
+  // Wait until at least one case is in the report, then interrupt.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  size_t finished = 0;
+  while (std::chrono::steady_clock::now() < deadline && finished == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in(out);
+    if (!in) continue;
+    const auto j = nlohmann::json::parse(in, nullptr, false);  // the file is replaced atomically: never torn
+    ASSERT_FALSE(j.is_discarded()) << "a reader saw a torn report";
+    finished = j["results"].size();
+  }
+  ASSERT_GT(finished, 0u) << "no case finished within 60 s";
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "pebench died from a signal";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+
+  std::ifstream in(out);
+  const auto j = nlohmann::json::parse(in);
+  const auto& results = j["results"];
+  EXPECT_GE(results.size(), finished);
+  size_t ok = 0, interrupted = 0;
+  for (const auto& r : results) {
+    if (r["status"] == "ok") ++ok;
+    if (r["status"] == "skipped" && r["reason"] == "interrupted") ++interrupted;
+  }
+  EXPECT_GE(ok, 1u);
+  EXPECT_EQ(ok + interrupted, results.size());
+  EXPECT_LT(ok, 16u) << "the interrupt came too late to test anything";
+}
+
+}  // namespace
+}  // namespace pebench

@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Dump a small sweep of every registered variant with `pebench run --dump`.
+
+usage: dump_sweep.py PEBENCH DUMP_DIR REPORT_DIR
+
+Variants come from `pebench list --json`, so a new variant is dumped (and
+then checked, or flagged unknown by check_dumps.py) without editing this file.
+Each variant runs its family's small shapes in both dtypes and every impl,
+plus the parameter values worth checking (sinusoidal layouts, rope styles,
+partial rotary_dim, every scaling with NTK active, causal 0/1, GQA, M != N,
+buckets past their exact range). Only keys the variant has are passed.
+Exit 1 when pebench rejects the command line, a case errors, or a case that
+ran has no dump.
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+# Family shapes: small, with B > 1, GQA (H=4, Hkv=2) and M != N for attention.
+FAMILY = {
+    "abs": {"batch": "2", "seq": "7", "d_model": "16", "offset": "3"},
+    "rope": {"batch": "2", "heads": "2", "seq": "5", "dim": "16", "offset": "3"},
+    "attn": {"batch": "2", "heads": "4", "kv_heads": "2", "seq": "5", "kv_seq": "5,9", "dim": "8", "causal": "0,1"},
+}
+OTHER_FAMILY = {"batch": "2", "heads": "2", "seq": "5", "dim": "8", "d_model": "16"}
+
+# Per variant: settings merged into the main run, and extra runs (merged onto the family shapes).
+MAIN = {
+    "abs.sinusoidal": {"layout": "interleaved,concat"},
+    "abs.hierarchical": {"table_len": "4"},  # p up to 9: both u[p / n0] and u[p % n0] vary
+    "abs.conv": {"kernel": "3,5"},
+    "abs.conv_grouped": {"kernel": "4,5", "groups": "4"},  # even K drops the extra output
+    "abs.floater": {"offset": "0"},  # the spec's pos[n] = P(n dt) leaves offset's role open
+    "abs.complex_order": {"vocab": "11"},
+    # max_pos 4 < L = offset + seq, so NTK is active; R = 16 meets all three llama3 bands, and
+    # offset 500 makes the low-frequency scalings (llama3) move the angles well past f32 noise.
+    "rope.apply": {"offset": "0,500", "style": "neox,gptj", "rotary_dim": "16,8",
+                   "scaling": "none,linear,ntk,yarn,llama3", "max_pos": "4"},
+    "attn.shaw": {"max_rel": "3"},  # |j - i'| reaches 8: clipped
+}
+EXTRA = {
+    "abs.learned": [{"table_len": "12", "dtype": "f32"}],  # L > offset + N
+    "abs.recurrent": [{"seq": "40", "offset": "1000", "dtype": "f32,f16"}],  # error growth with position
+    "rope.apply": [{"offset": "20000", "seq": "3", "dtype": "f32", "scaling": "none,yarn"}],
+    "attn.rope": [{"kv_seq": "9", "causal": "1", "dtype": "f32", "style": "gptj", "rotary_dim": "4",
+                   "scaling": "ntk,yarn,llama3", "max_pos": "4"}],
+    "attn.alibi": [{"heads": "6", "kv_heads": "3", "dtype": "f32"}],  # not a power of two
+    "attn.t5": [{"seq": "4", "kv_seq": "40", "dtype": "f32"}],  # log buckets
+    "attn.tupe": [{"seq": "4", "kv_seq": "40", "dtype": "f32"}],
+    "attn.deberta": [{"seq": "4", "kv_seq": "40", "dtype": "f32", "position_buckets": "8",
+                      "max_relative_positions": "32"}],  # log buckets and the clamp
+}
+AXIS_FLAGS = {"batch": "--batch", "seq": "--seq", "kv_seq": "--kv-seq", "heads": "--heads",
+              "kv_heads": "--kv-heads", "dim": "--dim", "dtype": "--dtype", "causal": "--causal"}
+
+
+def command(exe, variant, settings, dump_dir, report):
+    keys = {p["key"] for p in variant["params"]}
+    args = [exe, "run", "--variant", variant["id"], "--impl", ",".join(variant["impls"]),
+            "--dump", dump_dir, "--out", report, "--quiet", "--benchmark_min_time=0.001"]
+    for key, value in settings.items():
+        if key not in keys:
+            continue
+        args += [AXIS_FLAGS[key], value] if key in AXIS_FLAGS else ["--param", f"{key}={value}"]
+    return args
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    exe, dump_dir, report_dir = argv[1:]
+    os.makedirs(report_dir, exist_ok=True)
+    variants = json.loads(subprocess.run([exe, "list", "--json"], check=True, capture_output=True, text=True).stdout)
+    problems = []
+    for v in variants:
+        base = dict(FAMILY.get(v["family"], OTHER_FAMILY), dtype="f32,f16")
+        runs = [dict(base, **MAIN.get(v["id"], {}))] + [dict(base, **e) for e in EXTRA.get(v["id"], [])]
+        for n, settings in enumerate(runs):
+            report = os.path.join(report_dir, f"{v['id']}-{n}.json")
+            args = command(exe, v, settings, dump_dir, report)
+            proc = subprocess.run(args, capture_output=True, text=True)
+            print(f"{v['id']} run {n}: {proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ''}")
+            if proc.returncode not in (0, 1) or not os.path.isfile(report):
+                problems.append(f"{' '.join(args)}: exit {proc.returncode}: {proc.stderr.strip()}")
+                continue
+            with open(report) as f:
+                results = json.load(f)["results"]
+            for r in results:
+                if r["status"] == "error":
+                    problems.append(f"{r['variant']} {r['impl']} {r['dtype']}: error: {r.get('reason')}")
+                elif r["status"] in ("ok", "failed"):
+                    if not os.path.isfile(os.path.join(dump_dir, r["id"], "meta.json")):
+                        problems.append(f"{r['id']}: ran ({r['status']}) but has no dump")
+                    if r["status"] == "failed":
+                        print(f"  note: pebench's own validation failed {r['id']}: {r.get('reason')}")
+    dumped = len(glob.glob(os.path.join(dump_dir, "*", "meta.json")))
+    print(f"{len(variants)} variants, {dumped} cases dumped under {dump_dir}")
+    for p in problems:
+        print(f"dump_sweep: error: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
