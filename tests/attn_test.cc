@@ -36,8 +36,14 @@ TEST(AttnReference, ZeroQueriesAverageTheVisibleValues) {
   // visible to i' = i + M - N, read from kv head h / (H / Hkv).
   for (const char* causal : {"0", "1"}) {
     SCOPED_TRACE(std::string("causal=") + causal);
-    auto c = test::build_case("attn.nope", {{"batch", "2"}, {"heads", "4"}, {"kv_heads", "2"}, {"seq", "5"},
-                                            {"kv_seq", "9"}, {"dim", "3"}, {"causal", causal}});
+    auto c = test::build_case("attn.nope", {{"impl", "naive"},
+                                            {"batch", "2"},
+                                            {"heads", "4"},
+                                            {"kv_heads", "2"},
+                                            {"seq", "5"},
+                                            {"kv_seq", "9"},
+                                            {"dim", "3"},
+                                            {"causal", causal}});
     set_all(c.tensors.at("q"), [](int64_t) { return 0.0; });
     const HostTensor& v = c.tensors.at("v");
     const Reference ref = c.reference();
@@ -61,7 +67,8 @@ TEST(AttnReference, ZeroQueriesAverageTheVisibleValues) {
 TEST(AttnReference, RopeScoresDependOnTheDistance) {
   // D = 2, neox, theta_0 = base^0 = 1: q = k = (1, 0) rotated to i' and j
   // score scale * cos(i' - j). With v_j = (j, 1), o = (sum p_j j, 1).
-  auto c = test::build_case("attn.rope", {{"heads", "1"}, {"seq", "3"}, {"kv_seq", "7"}, {"dim", "2"}});
+  auto c =
+      test::build_case("attn.rope", {{"impl", "naive"}, {"heads", "1"}, {"seq", "3"}, {"kv_seq", "7"}, {"dim", "2"}});
   set_all(c.tensors.at("q"), [](int64_t i) { return i % 2 == 0 ? 1.0 : 0.0; });
   set_all(c.tensors.at("k"), [](int64_t i) { return i % 2 == 0 ? 1.0 : 0.0; });
   set_all(c.tensors.at("v"), [](int64_t i) { return i % 2 == 0 ? static_cast<double>(i / 2) : 1.0; });
@@ -86,8 +93,9 @@ TEST(AttnReference, AlibiBiasIsLinearInTheDistance) {
   // causal keeps j <= i'.
   for (const char* causal : {"0", "1"}) {
     SCOPED_TRACE(std::string("causal=") + causal);
-    auto c = test::build_case("attn.alibi",
-                              {{"heads", "1"}, {"seq", "4"}, {"kv_seq", "6"}, {"dim", "1"}, {"causal", causal}});
+    auto c = test::build_case(
+        "attn.alibi",
+        {{"impl", "naive"}, {"heads", "1"}, {"seq", "4"}, {"kv_seq", "6"}, {"dim", "1"}, {"causal", causal}});
     set_all(c.tensors.at("q"), [](int64_t) { return 0.0; });
     set_all(c.tensors.at("v"), [](int64_t j) { return static_cast<double>(j * j); });
     const Reference ref = c.reference();
@@ -118,27 +126,36 @@ TEST(AttnAlibi, SlopesFollowGetSlopes) {
   for (const auto& [heads, logs] : expected_log2) {
     const std::vector<double> slopes = alibi_slopes(heads);
     ASSERT_EQ(slopes.size(), logs.size()) << "H=" << heads;
-    for (size_t h = 0; h < logs.size(); ++h) EXPECT_DOUBLE_EQ(slopes[h], std::exp2(logs[h])) << "H=" << heads << " h=" << h;
+    for (size_t h = 0; h < logs.size(); ++h)
+      EXPECT_DOUBLE_EQ(slopes[h], std::exp2(logs[h])) << "H=" << heads << " h=" << h;
   }
   // What the kernels read: the uploaded table, as f32.
-  auto c = test::build_case("attn.alibi", {{"heads", "12"}, {"dim", "8"}, {"seq", "4"}});
+  auto c = test::build_case("attn.alibi", {{"impl", "naive"}, {"heads", "12"}, {"dim", "8"}, {"seq", "4"}});
   const HostTensor& t = c.tensors.at("slopes");
   ASSERT_EQ(t.numel(), 12);
   for (int64_t h = 0; h < 12; ++h) {
-    EXPECT_EQ(t.get(h), static_cast<double>(static_cast<float>(std::exp2(expected_log2.at(12)[static_cast<size_t>(h)]))));
+    EXPECT_EQ(t.get(h),
+              static_cast<double>(static_cast<float>(std::exp2(expected_log2.at(12)[static_cast<size_t>(h)]))));
   }
 }
 
 TEST(AttnCost, CountsTheDefinitionsMultiplyAdds) {
-  auto full = test::build_case("attn.nope", {{"heads", "2"}, {"seq", "10"}, {"kv_seq", "30"}, {"dim", "8"}, {"causal", "1"}});
+  auto full = test::build_case(
+      "attn.nope", {{"impl", "naive"}, {"heads", "2"}, {"seq", "10"}, {"kv_seq", "30"}, {"dim", "8"}, {"causal", "1"}});
   EXPECT_DOUBLE_EQ(full.impl->cost().flops, 4.0 * 2 * 10 * 30 * 8);  // causal with N != M: not halved
-  auto half = test::build_case("attn.nope", {{"heads", "2"}, {"seq", "30"}, {"dim", "8"}, {"causal", "1"}});
+  auto half =
+      test::build_case("attn.nope", {{"impl", "naive"}, {"heads", "2"}, {"seq", "30"}, {"dim", "8"}, {"causal", "1"}});
   EXPECT_DOUBLE_EQ(half.impl->cost().flops, 4.0 * 2 * 30 * 30 * 8 / 2);
-  auto alibi = test::build_case("attn.alibi", {{"heads", "2"}, {"seq", "30"}, {"dim", "8"}});
+  auto alibi = test::build_case("attn.alibi", {{"impl", "naive"}, {"heads", "2"}, {"seq", "30"}, {"dim", "8"}});
   EXPECT_DOUBLE_EQ(alibi.impl->cost().flops, 4.0 * 2 * 30 * 30 * 8 + 2.0 * 2 * 30 * 30);
   // bytes: q, k, v read and o written once, at the storage dtype.
-  auto f16 = test::build_case("attn.nope", {{"heads", "4"}, {"kv_heads", "2"}, {"seq", "3"}, {"kv_seq", "5"},
-                                            {"dim", "8"}, {"dtype", "f16"}});
+  auto f16 = test::build_case("attn.nope", {{"impl", "naive"},
+                                            {"heads", "4"},
+                                            {"kv_heads", "2"},
+                                            {"seq", "3"},
+                                            {"kv_seq", "5"},
+                                            {"dim", "8"},
+                                            {"dtype", "f16"}});
   EXPECT_DOUBLE_EQ(f16.impl->cost().bytes, 2.0 * (2 * 4 * 3 * 8 + 2 * 2 * 5 * 8));
 }
 
@@ -182,8 +199,8 @@ TEST(AttnFlashPlan, StaysUnderLlvmpipesLoopBudget) {
   // at N = M = 4096 and at decode M = 16384, for every head dim and variant.
   for (const char* variant : {"attn.nope", "attn.rope", "attn.alibi"}) {
     for (const char* dim : {"32", "64", "80", "96", "128", "256"}) {
-      for (const Axes& shape : {Axes{{"seq", "4096"}}, Axes{{"seq", "1"}, {"kv_seq", "16384"}},
-                                Axes{{"seq", "64"}, {"kv_seq", "65536"}}}) {
+      for (const Axes& shape :
+           {Axes{{"seq", "4096"}}, Axes{{"seq", "1"}, {"kv_seq", "16384"}}, Axes{{"seq", "64"}, {"kv_seq", "65536"}}}) {
         Axes axes = shape;
         axes["impl"] = "flash";
         axes["dim"] = dim;
@@ -240,14 +257,17 @@ TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {
     for (const Axes& shape : {Axes{{"seq", "1"}, {"kv_heads", "8"}}, Axes{{"seq", "37"}, {"kv_heads", "2"}},
                               Axes{{"seq", "37"}, {"kv_heads", "1"}}}) {
       Axes axes = shape;
-      axes.insert({{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"}, {"heads", "8"},
-                   {"kv_seq", "50"}, {"dim", "80"}});
+      axes.insert({{"impl", "naive,flash"},
+                   {"dtype", "f32,f16"},
+                   {"causal", "0,1"},
+                   {"heads", "8"},
+                   {"kv_seq", "50"},
+                   {"dim", "80"}});
       expect_all_validate(variant, axes, 2 * 2 * 2);
     }
-    expect_all_validate(variant,
-                        {{"impl", "naive,flash"}, {"dtype", "f32"}, {"causal", "1"}, {"heads", "3"}, {"seq", "19"},
-                         {"dim", "6"}},
-                        2);
+    expect_all_validate(
+        variant,
+        {{"impl", "naive,flash"}, {"dtype", "f32"}, {"causal", "1"}, {"heads", "3"}, {"seq", "19"}, {"dim", "6"}}, 2);
   }
 }
 
@@ -255,38 +275,56 @@ TEST(AttnGpu, ValidatesLongKeysWithSplits) {
   // Decode over 16k keys (direct splits + combine), and a staged prefill over
   // 8k keys split for parallelism: a silently truncated loop would fail here.
   expect_all_validate("attn.nope",
-                      {{"impl", "naive,flash"}, {"dtype", "f16"}, {"heads", "4"}, {"kv_heads", "1"}, {"seq", "1"},
-                       {"kv_seq", "16384"}, {"dim", "64"}, {"causal", "1"}},
+                      {{"impl", "naive,flash"},
+                       {"dtype", "f16"},
+                       {"heads", "4"},
+                       {"kv_heads", "1"},
+                       {"seq", "1"},
+                       {"kv_seq", "16384"},
+                       {"dim", "64"},
+                       {"causal", "1"}},
                       2);
-  auto c = test::build_case("attn.alibi", {{"impl", "flash"}, {"heads", "2"}, {"seq", "64"}, {"kv_seq", "8192"},
-                                           {"dim", "32"}});
+  auto c = test::build_case("attn.alibi",
+                            {{"impl", "flash"}, {"heads", "2"}, {"seq", "64"}, {"kv_seq", "8192"}, {"dim", "32"}});
   ASSERT_GT(attn_case(c).flash_plan().splits, 1);
   EXPECT_FALSE(attn_case(c).flash_plan().direct);
   expect_all_validate("attn.alibi",
-                      {{"impl", "flash"}, {"dtype", "f32"}, {"heads", "2"}, {"seq", "64"}, {"kv_seq", "8192"},
-                       {"dim", "32"}, {"causal", "0,1"}},
+                      {{"impl", "flash"},
+                       {"dtype", "f32"},
+                       {"heads", "2"},
+                       {"seq", "64"},
+                       {"kv_seq", "8192"},
+                       {"dim", "32"},
+                       {"causal", "0,1"}},
                       2);
 }
 
 TEST(AttnGpu, FullyMaskedSplitsGiveNoNaN) {
   // Causal N = M with key splits: the first rows see no key of the later
   // splits (partials with l = 0), and their workgroups skip masked tiles.
-  auto c = test::build_case("attn.rope", {{"impl", "flash"}, {"heads", "1"}, {"seq", "1024"}, {"dim", "32"},
-                                          {"causal", "1"}});
+  auto c = test::build_case("attn.rope",
+                            {{"impl", "flash"}, {"heads", "1"}, {"seq", "1024"}, {"dim", "32"}, {"causal", "1"}});
   ASSERT_GT(attn_case(c).flash_plan().splits, 1);
-  expect_all_validate("attn.rope",
-                      {{"impl", "flash"}, {"dtype", "f32,f16"}, {"heads", "1"}, {"seq", "1024"}, {"dim", "32"},
-                       {"causal", "1"}},
-                      2);
+  expect_all_validate(
+      "attn.rope",
+      {{"impl", "flash"}, {"dtype", "f32,f16"}, {"heads", "1"}, {"seq", "1024"}, {"dim", "32"}, {"causal", "1"}}, 2);
 }
 
 TEST(AttnGpu, RopeScalingsValidate) {
   for (const char* scaling : {"linear", "ntk", "yarn", "llama3"}) {
     SCOPED_TRACE(scaling);
     expect_all_validate("attn.rope",
-                        {{"impl", "naive,flash"}, {"heads", "4"}, {"kv_heads", "2"}, {"seq", "40"},
-                         {"kv_seq", "3000"}, {"dim", "64"}, {"scaling", scaling}, {"max_pos", "1024"},
-                         {"orig_max_pos", "1024"}, {"style", "neox,gptj"}, {"rotary_dim", "48"}},
+                        {{"impl", "naive,flash"},
+                         {"heads", "4"},
+                         {"kv_heads", "2"},
+                         {"seq", "40"},
+                         {"kv_seq", "3000"},
+                         {"dim", "64"},
+                         {"scaling", scaling},
+                         {"max_pos", "1024"},
+                         {"orig_max_pos", "1024"},
+                         {"style", "neox,gptj"},
+                         {"rotary_dim", "48"}},
                         4);
   }
 }
@@ -390,14 +428,17 @@ TEST(AttnRejects, BadShapesWithTheirReason) {
   };
   for (const auto& b : bad) {
     const std::string variant = b.axes.count("scaling") ? "attn.rope" : "attn.nope";
+    // Without an impl axis both impls are swept: each must be skipped alone.
     const auto results = test::run_cases(variant, b.axes);
-    ASSERT_EQ(results.size(), 1u);
-    EXPECT_EQ(results[0].status, CaseStatus::kSkipped);
-    EXPECT_NE(results[0].reason.find(b.reason_has), std::string::npos) << results[0].reason;
+    ASSERT_EQ(results.size(), b.axes.count("impl") ? 1u : 2u);
+    for (const auto& r : results) {
+      EXPECT_EQ(r.status, CaseStatus::kSkipped) << r.label;
+      EXPECT_NE(r.reason.find(b.reason_has), std::string::npos) << r.reason;
+    }
   }
   // From the command line: one clear line and, inside a sweep, the case skipped.
-  const auto out = test::run_pebench({"run", "--variant", "attn.alibi", "--impl", "flash", "--dim", "512",
-                                      "--seq", "8", "--out", test::temp_dir("bad") + "/r.json", "--quiet"});
+  const auto out = test::run_pebench({"run", "--variant", "attn.alibi", "--impl", "flash", "--dim", "512", "--seq", "8",
+                                      "--out", test::temp_dir("bad") + "/r.json", "--quiet"});
   EXPECT_NE(out.out.find("dim=512"), std::string::npos) << out.out;
 }
 

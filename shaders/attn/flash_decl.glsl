@@ -14,6 +14,9 @@
 //                                     loaded, before scaling (RoPE)
 //   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
+//   ATTN_KEY_PREPARE(kpos)            once per key before its scores, outside any
+//                                     per-row branch: per-key state the rows share
+//                                     (TUPE's pk rows)
 //   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key;
 //                                     attn_q_chunk(r, c) is the scaled q row
 //   ATTN_VALUE_TERM(r, h, qpos, kpos, c)  vec4 added to v's chunk c, weighted like v

@@ -38,6 +38,9 @@ void attn_load_key(uint kv_row0, uint kpos) {
 
 // Folds key `kpos` (attn_k, attn_v) into every row slot.
 void attn_fold_key(uint kpos) {
+#ifdef ATTN_KEY_PREPARE
+  ATTN_KEY_PREPARE(kpos);
+#endif
   float dots[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   [[unroll]] for (uint c = 0; c < D4P; ++c) {

@@ -56,11 +56,6 @@ class AttnRopeCase : public AttnCase {
   std::vector<uint32_t> flash_spec_constants() const override {
     return {static_cast<uint32_t>(spec_.rotary_dim), spec_.neox ? 1u : 0u};
   }
-  FlashHookLoops flash_hook_loops() const override {
-    FlashHookLoops h;
-    h.per_row = h.per_key_load = static_cast<uint64_t>(spec_.rotary_dim / 2);  // rope_angles
-    return h;
-  }
 
   NaiveQK record_naive_prepass(Recorder& rec) const override {
     const AttnShape& s = shape_;

@@ -1,0 +1,73 @@
+#version 450
+// attn.deberta pre-pass: one of DeBERTa's position tables, as HF computes
+// them with a matmul before gathering (encodings.md section 3):
+//   c2p[b,h,i,w] = scale q[b,h,i] . kr[h, idx_lo + w]      (x = q, rel = kr)
+//   p2c[b,h,j,w] = scale k[b,h/G,j] . qr[h, idx_lo + w]    (x = k, rel = qr)
+// for the R = width rows idx_lo .. idx_lo + R - 1 of kr/qr that the case's
+// distances use. Grid: x = tiles of ROWS * wg rows, y = b * H + h, z =
+// column chunks. An invocation keeps ROWS rows of x in registers (row
+// tile0 + r * wg + lid, as the flash kernel lays out its row slots) and
+// walks the columns: every kr/qr chunk it loads serves ROWS rows (on CPU
+// devices, where each load inside a loop is a per-lane gather, that is what
+// keeps this pass small next to the attention).
+#extension GL_EXT_control_flow_attributes : require
+#include "common/storage.glsl"
+
+layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
+layout(constant_id = 1) const uint HEAD_DIM = 64;
+layout(constant_id = 2) const bool VEC4 = true;  // HEAD_DIM % 4 == 0
+layout(constant_id = 3) const uint ROWS = 1;     // rows of x per invocation
+const uint D4 = (HEAD_DIM + 3) / 4;
+
+layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };  // q [B,H,N,D] or k [B,Hkv,M,D]
+layout(std430, binding = 0) readonly buffer XV { STORAGE_VEC4 x_c[]; };
+layout(std430, binding = 1) readonly buffer Rel { STORAGE_T rel[]; };  // kr or qr [H, 2S, D]
+layout(std430, binding = 1) readonly buffer RelV { STORAGE_VEC4 rel_c[]; };
+layout(std430, binding = 2) writeonly buffer Table { float table[]; };  // [B, H, rows, width]
+
+layout(push_constant) uniform Push {
+  uint heads;     // H
+  uint x_heads;   // heads of x: H (q) or Hkv (k)
+  uint rows;      // rows of x per head: N or M
+  uint two_s;     // rows of kr/qr per head: 2S
+  uint idx_lo;    // first kr/qr row in use
+  uint width;     // R: kr/qr rows in use
+  uint columns;   // columns per z group
+  float scale;
+} pc;
+
+#define CHUNK(buf, bufc, base, c)                                                     \
+  (VEC4 ? vec4(bufc[(base) / 4 + (c)])                                                \
+        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,       \
+               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,       \
+               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,       \
+               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
+
+void main() {
+  const uint wg = gl_WorkGroupSize.x;
+  const uint row0 = gl_WorkGroupID.x * wg * ROWS + gl_LocalInvocationID.x;
+  const uint b = gl_WorkGroupID.y / pc.heads, h = gl_WorkGroupID.y % pc.heads;
+  const uint xh = h / (pc.heads / pc.x_heads);
+  vec4 xr[ROWS * D4];
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    const uint i = min(row0 + r * wg, pc.rows - 1);  // idle slots shadow the last row, store nothing
+    const uint xbase = ((b * pc.x_heads + xh) * pc.rows + i) * HEAD_DIM;
+    [[unroll]] for (uint c = 0; c < D4; ++c) xr[r * D4 + c] = CHUNK(x, x_c, xbase, c) * pc.scale;
+  }
+
+  const uint w0 = gl_WorkGroupID.z * pc.columns;
+  const uint w1 = min(pc.width, w0 + pc.columns);
+  const uint out0 = (gl_WorkGroupID.y * pc.rows + row0) * pc.width;
+  for (uint w = w0; w < w1; ++w) {
+    const uint rbase = (h * pc.two_s + pc.idx_lo + w) * HEAD_DIM;
+    float acc[ROWS];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] = 0.0;
+    [[unroll]] for (uint c = 0; c < D4; ++c) {
+      const vec4 rc = CHUNK(rel, rel_c, rbase, c);
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] += dot(xr[r * D4 + c], rc);
+    }
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      if (row0 + r * wg < pc.rows) table[out0 + r * wg * pc.width + w] = acc[r];
+    }
+  }
+}

@@ -1,0 +1,92 @@
+// attn.deberta's hooks (encodings.md section 3, HF DisentangledSelfAttention):
+// s = scale (q_i.k_j + q_i.kr[h,idx] + k_j.qr[h,idx]), idx = the exact
+// DeBERTa row of delta = i' - j, read from the host's table deberta_idx
+// [M+N-1] at j - i' + M - 1 (rel_buckets.h: no float log).
+//
+// The two position terms come either from tables that attn_deberta_rel.comp
+// wrote before the kernel, c2p [B,H,N,R] = scale q.kr and p2c [B,H,M,R] =
+// scale k.qr over the R rows of kr/qr in use (from idx_lo), one load per
+// term and score; or, where a table would cost more than it saves (R >= M
+// for c2p, R >= N for p2c: decode, short sequences), from a dot product per
+// score with the kr/qr row (flash only). The host chooses
+// (src/suites/attn_deberta.cc); naive always uses the tables, as HF does.
+// Needs ATTN_EXTRA_PUSH as in attn_flash_deberta.comp.
+#ifndef PEBENCH_ATTN_DEBERTA_HOOKS_GLSL
+#define PEBENCH_ATTN_DEBERTA_HOOKS_GLSL
+
+#extension GL_EXT_control_flow_attributes : require
+
+layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Idx { int deberta_idx[]; };  // [M+N-1]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer Kr { STORAGE_T kr[]; };  // [H, 2S, D]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer KrV { STORAGE_VEC4 kr_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Qr { STORAGE_T qr[]; };  // [H, 2S, D]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer QrV { STORAGE_VEC4 qr_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 3) readonly buffer C2p { float c2p[]; };  // [B, H, N, R]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 4) readonly buffer P2c { float p2c[]; };  // [B, H, M, R]
+
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+layout(constant_id = 6) const bool DEB_C2P_TABLE = true;
+layout(constant_id = 7) const bool DEB_P2C_TABLE = true;
+// The flash grid's y is batch * kv head (flash_main.glsl).
+uint deberta_batch() { return gl_WorkGroupID.y / pc.kv_heads; }
+uint deberta_q_row(uint r, uint h, uint qpos) {
+  return (deberta_batch() * pc.heads + h) * pc.seq + qpos - (pc.kv_seq - pc.seq);
+}
+#else
+const bool DEB_C2P_TABLE = true;
+const bool DEB_P2C_TABLE = true;
+// Naive: the current q row is at attn_q_base (scores_decl.glsl).
+uint deberta_batch() { return attn_q_base / HEAD_DIM / (pc.heads * pc.seq); }
+uint deberta_q_row(uint r, uint h, uint qpos) { return attn_q_base / HEAD_DIM; }
+#endif
+
+// Per row slot, so that a score needs no division: the deberta_idx entry
+// of key 0, the c2p entry of kr row 0 and the p2c entry of key 0, kr row 0
+// (the last two wrap below zero for idx_lo > 0; adding idx >= idx_lo wraps
+// back).
+uint deb_dist_base[ATTN_ROW_SLOTS], deb_c2p_base[ATTN_ROW_SLOTS], deb_p2c_base[ATTN_ROW_SLOTS];
+
+void deberta_row_state(uint r, uint h, uint qpos) {
+  deb_dist_base[r] = (pc.kv_seq - 1) - qpos;
+  deb_c2p_base[r] = deberta_q_row(r, h, qpos) * pc.rel_width - pc.idx_lo;
+  deb_p2c_base[r] = (deberta_batch() * pc.heads + h) * pc.kv_seq * pc.rel_width - pc.idx_lo;
+}
+
+#define DEB_CHUNK(buf, bufc, base, c)                                                 \
+  (VEC4 ? vec4(bufc[(base) / 4 + (c)])                                                \
+        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,       \
+               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,       \
+               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,       \
+               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
+
+float deberta_term(uint r, uint h, uint kpos) {
+  const uint idx = uint(deberta_idx[deb_dist_base[r] + kpos]);
+  float c2p_term = 0.0, p2c_term = 0.0;
+  if (DEB_C2P_TABLE) {
+    c2p_term = c2p[deb_c2p_base[r] + idx];
+  } else {
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+    // attn_q is already scaled.
+    const uint base = (h * pc.two_s + idx) * HEAD_DIM;
+    c2p_term = 0.0;
+    [[unroll]] for (uint c = 0; c < D4P; ++c) c2p_term += dot(attn_q_chunk(r, c), DEB_CHUNK(kr, kr_c, base, c));
+#endif
+  }
+  if (DEB_P2C_TABLE) {
+    p2c_term = p2c[deb_p2c_base[r] + kpos * pc.rel_width + idx];
+  } else {
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+    // attn_k is the key being folded in (flash_decl.glsl).
+    const uint base = (h * pc.two_s + idx) * HEAD_DIM;
+    float acc = 0.0;
+    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_k[c], DEB_CHUNK(qr, qr_c, base, c));
+    p2c_term = pc.scale * acc;
+#endif
+  }
+  return c2p_term + p2c_term;
+}
+
+#define ATTN_ROW_STATE(r, h, qpos) deberta_row_state(r, h, qpos)
+#define ATTN_SCORE_TERM(r, h, qpos, kpos) deberta_term(r, h, kpos)
+
+#endif

@@ -1,0 +1,30 @@
+// The T5 relative bias as a score hook, shared by attn.t5's and attn.tupe's
+// flash and naive score kernels: bias_table[bucket(j - i'), h], read as one
+// float per score from rel_bias [H, M+N-1], which attn_t5_bias.comp fills
+// from the host's exact bucket table (src/suites/attn_t5.h). Per row slot
+// the hook keeps where its row's distances start, so a score costs one load.
+// Binding T5_BIAS_BINDING (default ATTN_EXTRA_BINDING0). Define
+// T5_BIAS_ONLY to get t5_row_state / t5_bias without the ATTN_* hooks.
+#ifndef PEBENCH_ATTN_T5_HOOKS_GLSL
+#define PEBENCH_ATTN_T5_HOOKS_GLSL
+
+#ifndef T5_BIAS_BINDING
+#define T5_BIAS_BINDING ATTN_EXTRA_BINDING0
+#endif
+
+layout(std430, binding = T5_BIAS_BINDING) readonly buffer RelBias { float rel_bias[]; };  // [H, M+N-1]
+
+// rel_bias index of key 0 for each row slot: h (M+N-1) + (M-1) - i'.
+uint t5_row_base[ATTN_ROW_SLOTS];
+
+void t5_row_state(uint r, uint h, uint qpos) {
+  t5_row_base[r] = h * (pc.kv_seq + pc.seq - 1) + (pc.kv_seq - 1) - qpos;
+}
+float t5_bias(uint r, uint kpos) { return rel_bias[t5_row_base[r] + kpos]; }
+
+#ifndef T5_BIAS_ONLY
+#define ATTN_ROW_STATE(r, h, qpos) t5_row_state(r, h, qpos)
+#define ATTN_SCORE_TERM(r, h, qpos, kpos) t5_bias(r, kpos)
+#endif
+
+#endif

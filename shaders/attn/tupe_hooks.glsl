@@ -1,0 +1,80 @@
+// attn.tupe's hooks (encodings.md section 3): s = scale (q.k + pq[h,i'].pk[h,j])
+// + bias_table[bucket(j - i'), h]. The untied positional term is a second
+// dot product per pair, over rows of pq/pk [H,M,D] indexed by absolute
+// position; the T5 bias comes from t5_hooks.glsl (rel_bias, binding
+// ATTN_EXTRA_BINDING0). Flash keeps each row slot's scaled pq row in
+// registers next to its q row; the naive score pass reads both rows.
+#ifndef PEBENCH_ATTN_TUPE_HOOKS_GLSL
+#define PEBENCH_ATTN_TUPE_HOOKS_GLSL
+
+#extension GL_EXT_control_flow_attributes : require
+
+#define T5_BIAS_ONLY
+#include "attn/t5_hooks.glsl"
+
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer Pq { STORAGE_T pq[]; };  // [H, M, D]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer PqV { STORAGE_VEC4 pq_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Pk { STORAGE_T pk[]; };  // [H, M, D]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer PkV { STORAGE_VEC4 pk_c[]; };
+
+// Chunk c (4 dims, zero past HEAD_DIM) of the row starting at element `base`.
+#define TUPE_CHUNK(buf, bufc, base, c)                                                 \
+  (VEC4 ? vec4(bufc[(base) / 4 + (c)])                                                 \
+        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,        \
+               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,        \
+               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,        \
+               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
+const uint TUPE_D4 = (HEAD_DIM + 3) / 4;
+
+uint tupe_row(uint h, uint pos) { return (h * pc.kv_seq + pos) * HEAD_DIM; }
+
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+layout(constant_id = 6) const uint TUPE_GROUP = 1;  // G = H / Hkv
+// The pk rows each key needs: the slots' heads repeat with period
+// TUPE_PK_ROWS (slot r reads row r % TUPE_PK_ROWS). Staged: slot r is row
+// row0 + r * wg, so when G divides the workgroup every slot has the same
+// head; direct: slot r is row row0 + r with row0 a multiple of ROWS, so
+// when G divides ROWS the heads cycle with period G.
+const uint TUPE_PK_ROWS = DIRECT ? (ROWS % TUPE_GROUP == 0 ? TUPE_GROUP : ROWS)
+                                 : (gl_WorkGroupSize.x % TUPE_GROUP == 0 ? 1 : ROWS);
+
+// Each row slot's pq[h, i'] row, times scale; the current key's pk rows.
+vec4 tupe_pq[ATTN_ROW_SLOTS * TUPE_D4];
+vec4 tupe_pk[TUPE_PK_ROWS * TUPE_D4];
+
+void tupe_row_state(uint r, uint h, uint qpos) {
+  t5_row_state(r, h, qpos);
+  const uint base = tupe_row(h, qpos);
+  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pq[r * TUPE_D4 + c] = TUPE_CHUNK(pq, pq_c, base, c) * pc.scale;
+}
+
+// Once per key, before its scores: pk rows of the slots' heads.
+void tupe_key(uint kpos) {
+  [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) {
+    const uint base = tupe_row(attn_h[e], kpos);
+    [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pk[e * TUPE_D4 + c] = TUPE_CHUNK(pk, pk_c, base, c);
+  }
+}
+
+float tupe_term(uint r, uint h, uint qpos, uint kpos) {
+  const uint e = r % TUPE_PK_ROWS;
+  float acc = 0.0;
+  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) acc += dot(tupe_pq[r * TUPE_D4 + c], tupe_pk[e * TUPE_D4 + c]);
+  return acc + t5_bias(r, kpos);
+}
+#define ATTN_KEY_PREPARE(kpos) tupe_key(kpos)
+#else
+void tupe_row_state(uint r, uint h, uint qpos) { t5_row_state(r, h, qpos); }
+
+float tupe_term(uint r, uint h, uint qpos, uint kpos) {
+  const uint qbase = tupe_row(h, qpos), kbase = tupe_row(h, kpos);
+  float acc = 0.0;
+  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) acc += dot(TUPE_CHUNK(pq, pq_c, qbase, c), TUPE_CHUNK(pk, pk_c, kbase, c));
+  return pc.scale * acc + t5_bias(r, kpos);
+}
+#endif
+
+#define ATTN_ROW_STATE(r, h, qpos) tupe_row_state(r, h, qpos)
+#define ATTN_SCORE_TERM(r, h, qpos, kpos) tupe_term(r, h, qpos, kpos)
+
+#endif

@@ -1,0 +1,56 @@
+// The T5 relative-position bias (encodings.md section 3) that attn.t5 and
+// attn.tupe share: bias_table[bucket(j - i'), h] added to the score, with
+// the exact T5 bucket of rel_buckets.h.
+//
+// The bias depends on (h, j - i') only, so a small pre-pass
+// (attn_t5_bias.comp) writes it once per head and distance,
+// rel_bias [H, M+N-1] (f32), from bias_table and the host's bucket table
+// (t5_bucket_table: exact integers, no float log); both kernels then read
+// one float per score, rel_bias[h, j - i' + M - 1] (t5_hooks.glsl).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/params.h"
+#include "harness/variant.h"
+#include "suites/attn_common.h"
+
+namespace pebench {
+
+// num_buckets (32), max_distance (128), bidirectional (derived: !causal).
+std::vector<ParamSpec> t5_bias_params();
+// Fills bidirectional and rejects bucket parameters the bucket cannot use
+// (check_t5_params), naming the value.
+void resolve_t5_bias_params(Params& p);
+
+class T5Bias {
+ public:
+  // Range of the generated bias_table entries (uniform in [-kRange, kRange]).
+  static constexpr double kRange = 1.0;
+
+  T5Bias(const Params& p, const AttnShape& s);
+
+  // bias_table [nb,H] (input, storage dtype), t5_buckets [M+N-1] (i32
+  // constant), rel_bias [H, M+N-1] (f32 scratch, what the kernels read).
+  std::vector<TensorDesc> tensors() const;
+  void fill(TensorMap& t, Rng& rng) const;
+  // The pre-pass that writes rel_bias; the caller adds the barrier.
+  void record(Recorder& rec) const;
+
+  // Reference: bias_table as stored, then the bias of one (h, i', j).
+  void prepare_reference(const TensorMap& t) const;
+  double bias(int64_t h, int64_t qpos, int64_t kpos) const;
+
+  int num_buckets() const { return num_buckets_; }
+
+ private:
+  AttnShape shape_;
+  bool bidirectional_;
+  int num_buckets_, max_distance_;
+  std::vector<int32_t> buckets_;         // t5_bucket_table: entry j - i' + M - 1
+  mutable std::vector<double> table_;    // bias_table as stored, [nb,H]
+};
+
+}  // namespace pebench
