@@ -27,7 +27,8 @@
 //                                     per-distance precomputation shared by the slots
 //   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
-//   ATTN_KEYS_BEGIN(kb)               once before the key loop (first key kb)
+//   ATTN_KEYS_BEGIN(kb, ke)           once before the key loop over keys [kb, ke) (after the
+//                                     causal cut; empty when kb >= ke)
 //   ATTN_KEY_PREPARE(kpos)            once per key, in order, before its scores, outside
 //                                     any per-row branch: per-key state the rows share
 //                                     (TUPE's pk rows)

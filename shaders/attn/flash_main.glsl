@@ -174,7 +174,7 @@ void main() {
   ATTN_ROWS_READY();
 #endif
 #ifdef ATTN_KEYS_BEGIN
-  ATTN_KEYS_BEGIN(kb);
+  ATTN_KEYS_BEGIN(kb, ke);
 #endif
 
   if (DIRECT) {
