@@ -150,6 +150,9 @@ class AttnCase : public Case {
   const FlashPlan& flash_plan() const { return flash_plan_; }
   // (b, h) slices per naive pass.
   int64_t naive_slices_per_pass() const { return slices_per_pass_; }
+  // The variant's rolled hook loops, as record() counts them against the
+  // loop budget (flash_loop_iterations).
+  FlashHookLoops hook_loops() const { return flash_hook_loops(); }
 
  protected:
   // Must be called at the end of the subclass constructor (it asks the hooks).
