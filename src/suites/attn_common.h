@@ -26,11 +26,12 @@
 //     Beyond additive terms (flash_decl.glsl lists them all): ATTN_SCORES /
 //     ATTN_SCORE replace the score (complex); ATTN_PARTS > 1 widens q, k, v,
 //     the accumulator and the output to several D-wide parts (complex's real
-//     and imaginary: row_parts(), part_tensors()); ATTN_ROWS_READY,
+//     and imaginary: row_parts(), part_tensors()); ATTN_KEYS_BEGIN,
 //     ATTN_KEY_FOLDED and ATTN_ROWS_FINISH keep per-distance state per row and
-//     apply it once per row (Shaw's value term); ATTN_SLOTS_BY_HEAD with
-//     ATTN_KEYS_BEGIN / ATTN_KEY_PREPARE share distance-indexed rows between
-//     an invocation's consecutive slots (XL: flash_slots_by_head()).
+//     apply it once per row (Shaw's terms); ATTN_SLOTS_BY_HEAD with
+//     ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_SCORES share distance-indexed
+//     rows between an invocation's consecutive slots (XL:
+//     flash_slots_by_head()).
 //   * host: override kernel() and whichever hooks below apply: extra tensors
 //     and their bindings and push constants, the reference's score/value
 //     terms and q/k transforms, extra flops, loop counts of the hooks' own
