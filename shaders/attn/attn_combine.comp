@@ -2,6 +2,8 @@
 // Flash-decoding combine: o = sum_s e^(m_s - m) acc_s / sum_s e^(m_s - m) l_s
 // over the key splits' partials (m_s, l_s, acc_s) of each query row, with
 // m = max_s m_s. A split that saw no visible key has l_s = 0 and weight 0.
+// Partial rows hold d4p chunks, every output part's (ATTN_PARTS); one
+// dispatch combines one part, chunks [c0, c0 + ceil(dim/4)), into `o`.
 #include "common/storage.glsl"
 #include "common/grid.glsl"
 #include "attn/attn_util.glsl"
@@ -18,6 +20,7 @@ layout(push_constant) uniform Push {
   uint splits;
   uint dim;     // D
   uint d4p;     // vec4 chunks per partial row
+  uint c0;      // first chunk of this output's part
 } pc;
 
 void main() {
@@ -33,7 +36,7 @@ void main() {
       const vec2 ml = part_ml[s * pc.rows + row];
       const float w = ml.y > 0.0 ? exp(ml.x - m) : 0.0;
       l += w * ml.y;
-      acc += w * part_acc[(s * pc.rows + row) * pc.d4p + c];
+      acc += w * part_acc[(s * pc.rows + row) * pc.d4p + pc.c0 + c];
     }
     const vec4 out_c = l > 0.0 ? acc / l : vec4(0.0);
     if (VEC4) {

@@ -7,23 +7,44 @@
 //   ... the variant's bindings (from ATTN_EXTRA_BINDING0), functions, hooks
 //   #include "attn/flash_main.glsl"
 //
-// Hooks (all optional; docs/attention-kernels.md):
+// Hooks (all optional; docs/attention-kernels.md has the table):
 //   ATTN_EXTRA_PUSH                   push-constant members after the common ones
+//   ATTN_PARTS                        D-wide parts of every q, k, v and output row (default
+//                                     1; complex: 2, real and imaginary). Define before this
+//                                     include; parts p >= 1 come from the variant:
+//   ATTN_Q_PART(p, base, c) / ATTN_K_PART(p, base, c) / ATTN_V_PART(p, base, c)
+//                                     chunk c of part p of the q / k / v row at element base
+//   ATTN_STORE_PART(p, base, c, y)    stores chunk c of output part p (y: vec4; scalar
+//                                     stores where !VEC4)
+//   ATTN_SLOTS_BY_HEAD                (define before this include) staged mode: an
+//                                     invocation's ROWS slots are consecutive positions of
+//                                     one head (each head's rows padded to a multiple of
+//                                     ROWS), so distance-indexed rows can be shared (XL)
 //   ATTN_ROW_STATE(r, h, qpos)        once per row slot: load per-row state
-//   ATTN_Q_ROW_TRANSFORM(r, qpos)     the raw q row of slot r (attn_q[r * D4P + c]) once
-//                                     loaded, before scaling (RoPE)
+//   ATTN_Q_ROW_TRANSFORM(r, qpos)     the raw q row of slot r (attn_q[r * QW + c]) once
+//                                     loaded, before scaling (RoPE, XL's q + u)
+//   ATTN_ROWS_READY()                 once per invocation, every slot loaded and scaled:
+//                                     state derived from the slots' rows (XL's vb - u)
 //   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
-//   ATTN_KEY_PREPARE(kpos)            once per key before its scores, outside any
-//                                     per-row branch: per-key state the rows share
+//   ATTN_KEYS_BEGIN(kb, ke)           once before the key loop over keys [kb, ke) (after the
+//                                     causal cut; empty when kb >= ke): per-distance
+//                                     precomputation for those keys (Shaw's q.rel_k, XL's
+//                                     queues)
+//   ATTN_KEY_PREPARE(kpos)            once per key, in order, before its scores, outside
+//                                     any per-row branch: per-key state the rows share
 //                                     (TUPE's pk rows)
+//   ATTN_SCORES(kpos, dots)           replaces the score: fills float dots[ROWS] from attn_q
+//                                     (scaled) and attn_k (a non-additive score: complex)
 //   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key;
 //                                     attn_q_chunk(r, c) is the scaled q row
 //   ATTN_VALUE_TERM(r, h, qpos, kpos, c)  vec4 added to v's chunk c, weighted like v
-// Loops marked [[unroll]] have specialization-constant trip counts and are
-// unrolled by the driver's compiler (SPIR-V Unroll): hooks should use such
-// loops over chunks so that row data stays in registers.
-//
+//   ATTN_KEY_FOLDED(r, kpos, s, w, alpha) per (slot, key) after the online-softmax step:
+//                                     score s (ATTN_MASKED if masked), weight w = e^(s-m),
+//                                     alpha rescales sums kept under the old max (per-distance
+//                                     weight sums: Shaw)
+//   ATTN_ROWS_FINISH()                once per invocation after its keys, before the output
+//                                     or partials: may add to attn_acc (relative to attn_m)
 // Layout: one invocation owns ROWS query rows (q, scaled, and the f32
 // accumulator in registers), so the online softmax needs no cross-invocation
 // reductions, and each K/V element it reads serves ROWS rows. Rows of a
@@ -48,6 +69,13 @@ layout(constant_id = 4) const uint ROWS = 1;      // query rows per invocation
 layout(constant_id = 5) const bool DIRECT = false;
 const uint D4P = (HEAD_DIM + 3) / 4;  // vec4 chunks per row
 #define ATTN_ROW_SLOTS ROWS
+// vec4 chunks per slot of attn_q / attn_acc and per key of attn_k / attn_v.
+#ifndef ATTN_PARTS
+#define ATTN_PARTS 1
+#define QW D4P
+#else
+const uint QW = ATTN_PARTS * D4P;
+#endif
 
 layout(std430, binding = 0) readonly buffer Q { STORAGE_T q[]; };
 layout(std430, binding = 0) readonly buffer QV { ATTN_CHUNK_T q_c[]; };
@@ -58,7 +86,7 @@ layout(std430, binding = 2) readonly buffer VV { ATTN_CHUNK_T v_c[]; };
 layout(std430, binding = 3) writeonly buffer O { STORAGE_T o[]; };
 layout(std430, binding = 3) writeonly buffer OV { ATTN_CHUNK_T o_c[]; };
 // Split-K partials (flash-decoding), [splits, B*H*N]: (m, l) and the
-// unnormalised accumulator.
+// unnormalised accumulator (QW chunks a row).
 layout(std430, binding = 4) writeonly buffer PartML { vec2 part_ml[]; };
 layout(std430, binding = 5) writeonly buffer PartAcc { vec4 part_acc[]; };
 #define ATTN_EXTRA_BINDING0 6
@@ -81,20 +109,29 @@ layout(push_constant) uniform Push {
 } pc;
 
 // Staged K/V tiles (f32: the K transform's output is not rounded).
-shared vec4 tile_k[DIRECT ? 1 : BC * D4P];
-shared vec4 tile_v[DIRECT ? 1 : BC * D4P];
+shared vec4 tile_k[DIRECT ? 1 : BC * QW];
+shared vec4 tile_v[DIRECT ? 1 : BC * QW];
 
 // The invocation's rows: q (scaled) and the output accumulators, slot r at
-// [r * D4P, (r + 1) * D4P).
-vec4 attn_q[ROWS * D4P];
-vec4 attn_acc[ROWS * D4P];
+// [r * QW, (r + 1) * QW) (part p at r * QW + p * D4P).
+vec4 attn_q[ROWS * QW];
+vec4 attn_acc[ROWS * QW];
 
 // Per row slot: head, position i', running max m and sum l.
 uint attn_h[ROWS], attn_qpos[ROWS];
 float attn_m[ROWS], attn_l[ROWS];
 // The key being folded in: its k (transformed) and v rows.
-vec4 attn_k[D4P], attn_v[D4P];
+vec4 attn_k[QW], attn_v[QW];
 
-vec4 attn_q_chunk(uint r, uint c) { return attn_q[r * D4P + c]; }
+vec4 attn_q_chunk(uint r, uint c) { return attn_q[r * QW + c]; }
+
+// Chunk c (4 dims, zero past HEAD_DIM) of the row starting at element `base`.
+#define ATTN_LOAD_CHUNK(buf, bufc, base, c)                                             \
+  (VEC4 ? ATTN_CHUNK_LOAD(bufc[(base) / 4 + (c)])                                       \
+        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,         \
+               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,         \
+               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
+               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
+
 
 #endif

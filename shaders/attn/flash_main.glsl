@@ -10,19 +10,17 @@
 // heads of one kv head: each K/V element is read once for all of them).
 // Either way each key is folded in with the online softmax of encodings.md
 // section 0 and the N x M matrix is never written; with splits, partial
-// (m, l, acc) go to attn_combine. The loops that run per key or per tile are
+// (m, l, acc) go to attn_combine (QW = ATTN_PARTS * D4P accumulator chunks a
+// row, combined part by part). The loops that run per key or per tile are
 // the only ones not unrolled: the host counts them against llvmpipe's loop
 // budget (attn_common.cc, flash_loop_iterations).
 #ifndef PEBENCH_ATTN_FLASH_MAIN_GLSL
 #define PEBENCH_ATTN_FLASH_MAIN_GLSL
 
-// Chunk c (4 dims, zero past HEAD_DIM) of the row starting at element `base`.
-#define ATTN_LOAD_CHUNK(buf, bufc, base, c)                                             \
-  (VEC4 ? ATTN_CHUNK_LOAD(bufc[(base) / 4 + (c)])                                       \
-        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,         \
-               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,         \
-               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
-               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
+// Part p >= 1 of a row: the variant's hook (ATTN_PARTS > 1).
+#if ATTN_PARTS > 1
+#define ATTN_FOR_EXTRA_PARTS(p) [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p)
+#endif
 
 // Loads key row `kpos` of this kv head into attn_k / attn_v.
 void attn_load_key(uint kv_row0, uint kpos) {
@@ -30,6 +28,12 @@ void attn_load_key(uint kv_row0, uint kpos) {
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
     attn_k[c] = ATTN_LOAD_CHUNK(k, k_c, base, c);
     attn_v[c] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+#if ATTN_PARTS > 1
+    ATTN_FOR_EXTRA_PARTS(p) {
+      attn_k[p * D4P + c] = ATTN_K_PART(p, base, c);
+      attn_v[p * D4P + c] = ATTN_V_PART(p, base, c);
+    }
+#endif
   }
 #ifdef ATTN_K_ROW_TRANSFORM
   ATTN_K_ROW_TRANSFORM(kpos);
@@ -42,10 +46,14 @@ void attn_fold_key(uint kpos) {
   ATTN_KEY_PREPARE(kpos);
 #endif
   float dots[ROWS];
+#ifdef ATTN_SCORES
+  ATTN_SCORES(kpos, dots);
+#else
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * D4P + c], attn_k[c]);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k[c]);
   }
+#endif
   // Online softmax, branch-free: alpha rescales what was summed under the
   // old max (1 when the max is unchanged, 0 when it was ATTN_MASKED).
   float w[ROWS], alpha[ROWS];
@@ -62,15 +70,18 @@ void attn_fold_key(uint kpos) {
     w[r] = attn_weight(s, m_new);
     attn_l[r] = attn_l[r] * alpha[r] + w[r];
     attn_m[r] = m_new;
+#ifdef ATTN_KEY_FOLDED
+    ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r]);
+#endif
   }
-  [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_acc[r * D4P + c] = attn_acc[r * D4P + c] * alpha[r] + w[r] * attn_v[c];
+  [[unroll]] for (uint c = 0; c < QW; ++c) {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_acc[r * QW + c] = attn_acc[r * QW + c] * alpha[r] + w[r] * attn_v[c];
   }
 #ifdef ATTN_VALUE_TERM
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     if (w[r] != 0.0) {
       [[unroll]] for (uint c = 0; c < D4P; ++c) {
-        attn_acc[r * D4P + c] += w[r] * ATTN_VALUE_TERM(r, attn_h[r], attn_qpos[r], kpos, c);
+        attn_acc[r * QW + c] += w[r] * ATTN_VALUE_TERM(r, attn_h[r], attn_qpos[r], kpos, c);
       }
     }
   }
@@ -86,38 +97,85 @@ void main() {
   const uint kvh = gl_WorkGroupID.y % pc.kv_heads;
   const uint kv_row0 = gl_WorkGroupID.y * pc.kv_seq;  // row of key 0 in k and v
 
+#ifdef ATTN_SLOTS_BY_HEAD
+  // Staged: slot r is row row0 + r in head-major order, each head's rows
+  // padded to np (a multiple of ROWS), so an invocation's slots are
+  // consecutive positions of one head; slots past the head's N rows idle.
+  // Direct: as below.
+  const uint np = (pc.seq + ROWS - 1) / ROWS * ROWS;
+  const uint row0 = DIRECT ? gl_WorkGroupID.x * ROWS : (gl_WorkGroupID.x * wg + lid) * ROWS;
+  const uint row_step = 1;
+#else
   // Slot r holds row row0 + r * row_step of this kv head's rows.
   const uint row0 = DIRECT ? gl_WorkGroupID.x * ROWS : gl_WorkGroupID.x * wg * ROWS + lid;
   const uint row_step = DIRECT ? 1 : wg;
+#endif
   const uint split = DIRECT ? gl_WorkGroupID.z * wg + lid : gl_WorkGroupID.z;
   // Keys of this split, cut after the last row's position when causal.
   const uint kb = min(pc.kv_seq, split * pc.keys_per_split);
   uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
   if (pc.causal != 0) {
-    const uint last_row = min(rows, DIRECT ? row0 + ROWS : gl_WorkGroupID.x * wg * ROWS + wg * ROWS) - 1;
-    ke = min(ke, last_row / group + pc.kv_seq - pc.seq + 1);
+#ifdef ATTN_SLOTS_BY_HEAD
+    if (!DIRECT) {
+      // The workgroup's last position: N - 1 when its rows span two heads.
+      const uint first = gl_WorkGroupID.x * wg * ROWS, last = first + wg * ROWS - 1;
+      const uint last_i = first / np != last / np ? pc.seq - 1 : min(last % np, pc.seq - 1);
+      ke = min(ke, last_i + pc.kv_seq - pc.seq + 1);
+    } else
+#endif
+    {
+      const uint last_row = min(rows, DIRECT ? row0 + ROWS : gl_WorkGroupID.x * wg * ROWS + wg * ROWS) - 1;
+      ke = min(ke, last_row / group + pc.kv_seq - pc.seq + 1);
+    }
   }
 
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+#ifdef ATTN_SLOTS_BY_HEAD
+    uint i;
+    if (DIRECT) {
+      const uint rr = min(row0 + r * row_step, rows - 1);
+      i = rr / group;
+      attn_h[r] = kvh * group + rr % group;
+    } else {
+      // Idle slots read a row in range and write nothing; their position
+      // continues the slots' sequence.
+      const uint pr = row0 + r;
+      i = min(pr % np, pc.seq - 1);
+      attn_h[r] = kvh * group + min(pr / np, group - 1);
+    }
+    attn_qpos[r] = (DIRECT ? i : (row0 + r) % np) + pc.kv_seq - pc.seq;
+#else
     const uint rr = min(row0 + r * row_step, rows - 1);  // idle slots shadow the last row, write nothing
     const uint i = rr / group;
     attn_h[r] = kvh * group + rr % group;
     attn_qpos[r] = i + pc.kv_seq - pc.seq;  // i' = i + M - N
+#endif
     const uint qbase = ((b * pc.heads + attn_h[r]) * pc.seq + i) * HEAD_DIM;
-    [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * D4P + c] = ATTN_LOAD_CHUNK(q, q_c, qbase, c);
+    [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] = ATTN_LOAD_CHUNK(q, q_c, qbase, c);
+#if ATTN_PARTS > 1
+    ATTN_FOR_EXTRA_PARTS(p) {
+      [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + p * D4P + c] = ATTN_Q_PART(p, qbase, c);
+    }
+#endif
 #ifdef ATTN_Q_ROW_TRANSFORM
     ATTN_Q_ROW_TRANSFORM(r, attn_qpos[r]);
 #endif
 #ifdef ATTN_ROW_STATE
     ATTN_ROW_STATE(r, attn_h[r], attn_qpos[r]);
 #endif
-    [[unroll]] for (uint c = 0; c < D4P; ++c) {
-      attn_q[r * D4P + c] *= pc.scale;
-      attn_acc[r * D4P + c] = vec4(0.0);
+    [[unroll]] for (uint c = 0; c < QW; ++c) {
+      attn_q[r * QW + c] *= pc.scale;
+      attn_acc[r * QW + c] = vec4(0.0);
     }
     attn_m[r] = ATTN_MASKED;
     attn_l[r] = 0.0;
   }
+#ifdef ATTN_ROWS_READY
+  ATTN_ROWS_READY();
+#endif
+#ifdef ATTN_KEYS_BEGIN
+  ATTN_KEYS_BEGIN(kb, ke);
+#endif
 
   if (DIRECT) {
     for (uint kpos = kb; kpos < ke; ++kpos) {
@@ -135,34 +193,60 @@ void main() {
 #ifdef ATTN_K_STAGE_TRANSFORM
         kc = ATTN_K_STAGE_TRANSFORM(t0 + jt, c, kc, base);
 #endif
-        tile_k[e] = kc;
-        tile_v[e] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+#if ATTN_PARTS > 1
+        // Every part of the chunk: the staging loop's trip count does not grow.
+        const uint te = jt * QW + c;
+        ATTN_FOR_EXTRA_PARTS(p) {
+          tile_k[te + p * D4P] = ATTN_K_PART(p, base, c);
+          tile_v[te + p * D4P] = ATTN_V_PART(p, base, c);
+        }
+#else
+        const uint te = e;
+#endif
+        tile_k[te] = kc;
+        tile_v[te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
       }
       barrier();
       for (uint jt = 0; jt < n; ++jt) {
-        [[unroll]] for (uint c = 0; c < D4P; ++c) {
-          attn_k[c] = tile_k[jt * D4P + c];
-          attn_v[c] = tile_v[jt * D4P + c];
+        [[unroll]] for (uint c = 0; c < QW; ++c) {
+          attn_k[c] = tile_k[jt * QW + c];
+          attn_v[c] = tile_v[jt * QW + c];
         }
         attn_fold_key(t0 + jt);
       }
     }
   }
+#ifdef ATTN_ROWS_FINISH
+  ATTN_ROWS_FINISH();
+#endif
 
   if (DIRECT && split >= pc.splits) return;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+#ifdef ATTN_SLOTS_BY_HEAD
+    uint qrow;
+    if (DIRECT) {
+      const uint row = row0 + r * row_step;
+      if (row >= rows) break;
+      qrow = (b * pc.heads + attn_h[r]) * pc.seq + row / group;
+    } else {
+      const uint pr = row0 + r;
+      if (pr / np >= group || pr % np >= pc.seq) break;  // idle slots are the last ones
+      qrow = (b * pc.heads + attn_h[r]) * pc.seq + pr % np;
+    }
+#else
     const uint row = row0 + r * row_step;
     if (row >= rows) break;
     const uint qrow = (b * pc.heads + attn_h[r]) * pc.seq + row / group;
+#endif
     if (pc.splits > 1) {
       const uint prow = split * pc.total_rows + qrow;
       part_ml[prow] = vec2(attn_m[r], attn_l[r]);
-      [[unroll]] for (uint c = 0; c < D4P; ++c) part_acc[prow * D4P + c] = attn_acc[r * D4P + c];
+      [[unroll]] for (uint c = 0; c < QW; ++c) part_acc[prow * QW + c] = attn_acc[r * QW + c];
     } else {
       const float inv_l = attn_l[r] > 0.0 ? 1.0 / attn_l[r] : 0.0;  // no visible key: zeros
       const uint obase = qrow * HEAD_DIM;
       [[unroll]] for (uint c = 0; c < D4P; ++c) {
-        const vec4 y = attn_acc[r * D4P + c] * inv_l;
+        const vec4 y = attn_acc[r * QW + c] * inv_l;
         if (VEC4) {
           o_c[obase / 4 + c] = ATTN_CHUNK_STORE(y);
         } else {
@@ -170,6 +254,9 @@ void main() {
             if (4 * c + u < HEAD_DIM) o[obase + 4 * c + u] = STORAGE_T(y[u]);
           }
         }
+#if ATTN_PARTS > 1
+        ATTN_FOR_EXTRA_PARTS(p) ATTN_STORE_PART(p, obase, c, attn_acc[r * QW + p * D4P + c] * inv_l);
+#endif
       }
     }
   }

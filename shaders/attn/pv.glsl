@@ -4,7 +4,10 @@
 //
 // Hook (optional, defined before including this file):
 //   ATTN_VALUE_TERM(h, qpos, kpos, c)  vec4 added to v_j's chunk c, weighted
-//   like v_j (the variant's own bindings start at ATTN_PV_EXTRA_BINDING0 = 3).
+//   like v_j (the variant's own bindings start at ATTN_PV_EXTRA_BINDING0 = 3,
+//   AttnCase::naive_pv_bindings(); a function it calls can be declared before
+//   this include and defined after it). Its loop over the keys is counted by
+//   AttnCase::naive_pv_hook_loops().
 #ifndef PEBENCH_ATTN_PV_GLSL
 #define PEBENCH_ATTN_PV_GLSL
 
@@ -21,6 +24,7 @@ layout(std430, binding = 1) readonly buffer V { STORAGE_T v[]; };
 layout(std430, binding = 1) readonly buffer V4 { STORAGE_VEC4 v4[]; };
 layout(std430, binding = 2) writeonly buffer O { STORAGE_T o[]; };
 layout(std430, binding = 2) writeonly buffer O4 { STORAGE_VEC4 o4[]; };
+#define ATTN_PV_EXTRA_BINDING0 3
 
 layout(push_constant) uniform Push {
   uint heads;

@@ -11,6 +11,10 @@
 //
 // The hook may read the scaled q row with attn_q_chunk(c) (loaded on each
 // call: naive reads memory rather than keeping rows in registers).
+// ATTN_SCORE(h, qpos, kpos, q_base, k_base), if defined, replaces scale q.k
+// (the q row of head h at element q_base, the k row at k_base) with the
+// variant's whole score, in one loop over D like the default's (Shaw, XL,
+// complex); ATTN_SCORE_TERM is still added.
 #ifndef PEBENCH_ATTN_SCORES_DECL_GLSL
 #define PEBENCH_ATTN_SCORES_DECL_GLSL
 

@@ -19,6 +19,9 @@ void main() {
     if (pc.causal == 0 || j <= qpos) {
       attn_q_base = (slice * pc.seq + i) * HEAD_DIM;
       const uint k_base = ((b * pc.kv_heads + h / group) * pc.kv_seq + j) * HEAD_DIM;
+#ifdef ATTN_SCORE
+      s = ATTN_SCORE(h, qpos, j, attn_q_base, k_base);
+#else
       float acc = 0.0;
       if (VEC4) {
         for (uint c = 0; c < HEAD_DIM / 4; ++c) acc += dot(vec4(q4[attn_q_base / 4 + c]), vec4(k4[k_base / 4 + c]));
@@ -26,6 +29,7 @@ void main() {
         for (uint d = 0; d < HEAD_DIM; ++d) acc += float(q[attn_q_base + d]) * float(k[k_base + d]);
       }
       s = pc.scale * acc;
+#endif
 #ifdef ATTN_ROW_STATE
       ATTN_ROW_STATE(0, h, qpos);
 #endif

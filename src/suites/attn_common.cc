@@ -8,6 +8,13 @@
 namespace pebench {
 namespace {
 
+// Appends a variant's specialization constants from constant_id 6.
+void add_variant_constants(Dispatch& d, const std::vector<uint32_t>& constants) {
+  if (constants.empty()) return;
+  d.spec_constants.resize(6, 0);
+  d.spec_constants.insert(d.spec_constants.end(), constants.begin(), constants.end());
+}
+
 // Naive score scratch: at most Vulkan's minimum maxStorageBufferRange.
 constexpr int64_t kScoreScratchBytes = int64_t{1} << 27;
 // Query rows per staged workgroup assumed when planning splits.
@@ -68,17 +75,19 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   FlashTiles t;
   const int64_t d4 = ceil_div(s.dim, 4);
   t.d4 = static_cast<uint32_t>(d4);
+  t.parts = static_cast<uint32_t>(plan.parts);
+  const int64_t row_chunks = d4 * plan.parts;  // per row slot, of q and of the accumulator
   const int64_t rows = s.group() * s.seq;  // query rows per kv head
   const uint32_t sg = std::max(1u, dev.subgroup);
   const int64_t max_wg = std::max<int64_t>(1, dev.max_invocations / sg * sg);
   // Row slots: on CPUs every K/V element an invocation loads then serves
   // that many rows (loads dominate there: docs/attention-kernels.md); GPUs
   // keep one row per invocation to keep registers low.
-  const int64_t cpu_slots = std::clamp<int64_t>(kFlashCpuRowChunks / d4, 1, 8);
+  const int64_t cpu_slots = std::clamp<int64_t>(kFlashCpuRowChunks / row_chunks, 1, 8);
   if (plan.direct) {
     // All rows of the kv head in one invocation where registers allow, so
     // that each K/V element is read once for them (GPUs: at most 32 chunks).
-    const int64_t slots = dev.cpu ? cpu_slots : std::clamp<int64_t>(32 / d4, 1, 8);
+    const int64_t slots = dev.cpu ? cpu_slots : std::clamp<int64_t>(32 / row_chunks, 1, 8);
     t.row_slots = static_cast<uint32_t>(std::min(rows, slots));
     t.invocations = static_cast<uint32_t>(std::min({int64_t{64}, max_wg, ceil_div(plan.splits, sg) * sg}));
     return t;
@@ -87,7 +96,7 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   const int64_t wanted = dev.cpu ? std::max<int64_t>(sg, 128 / t.row_slots) : 64;
   t.invocations = static_cast<uint32_t>(
       std::min({wanted / sg * sg, max_wg, ceil_div(ceil_div(rows, t.row_slots), sg) * sg}));
-  const uint64_t per_key = 2ull * static_cast<uint64_t>(d4) * 16;  // one K and one V row, f32
+  const uint64_t per_key = 2ull * static_cast<uint64_t>(row_chunks) * 16;  // one K and one V row, f32
   t.keys = kFlashMaxTileKeys;
   while (t.keys >= 4 && t.keys * per_key > dev.shared_bytes) t.keys /= 2;
   if (t.keys < 4) {
@@ -99,10 +108,11 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
 
 uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks) {
   const uint64_t keys = static_cast<uint64_t>(plan.keys_per_split);
-  const uint64_t rows = t.row_slots * hooks.per_row;
+  const uint64_t rows = hooks.per_invocation + t.row_slots * hooks.per_row;
   if (plan.direct) return rows + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loop
-  // Per tile: the tile loop, the staging loop (chunks spread over the
-  // workgroup), the fold loop over the tile's keys.
+  // Per tile: the tile loop, the staging loop (chunks of one part spread
+  // over the workgroup; each stages every part), the fold loop over the
+  // tile's keys.
   const uint64_t tiles = (keys + t.keys - 1) / t.keys;
   const uint64_t d4 = t.d4;
   const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
@@ -121,6 +131,8 @@ void AttnCase::plan() {
   FlashPlan& f = flash_plan_;
   const int64_t rows = s.group() * s.seq;
   const FlashHookLoops hooks = flash_hook_loops();
+  f.parts = row_parts();
+  f.slots_by_head = flash_slots_by_head();
   f.direct = rows <= kFlashDirectMaxRows;
   if (f.direct) {
     f.keys_per_split = std::min(s.kv_seq, kFlashDirectSplitKeys);
@@ -142,6 +154,7 @@ void AttnCase::plan() {
   f.keys_per_split = ceil_div(ceil_div(s.kv_seq, splits), kFlashMaxTileKeys) * kFlashMaxTileKeys;
   FlashTiles small;
   small.d4 = static_cast<uint32_t>(ceil_div(s.dim, 4));
+  small.parts = static_cast<uint32_t>(f.parts);
   small.invocations = static_cast<uint32_t>(std::clamp<int64_t>(ceil_div(rows, 8), 1, 16));
   small.row_slots = 1;
   small.keys = 4;
@@ -165,8 +178,8 @@ std::vector<TensorDesc> AttnCase::tensors() const {
     const int64_t splits = flash_plan_.splits;
     const int64_t rows = splits > 1 ? s.q_rows() : 1;
     t.push_back(tensor("part_ml", TensorRole::kScratch, DType::kF32, {splits, rows, 2}, "[splits,B*H*N,2]"));
-    t.push_back(tensor("part_acc", TensorRole::kScratch, DType::kF32, {splits, rows, ceil_div(s.dim, 4) * 4},
-                       "[splits,B*H*N,4*ceil(D/4)]"));
+    t.push_back(tensor("part_acc", TensorRole::kScratch, DType::kF32,
+                       {splits, rows, flash_plan_.parts * ceil_div(s.dim, 4) * 4}, "[splits,B*H*N,parts*4*ceil(D/4)]"));
   } else {
     t.push_back(
         tensor("scores", TensorRole::kScratch, DType::kF32, {slices_per_pass_, s.seq, s.kv_seq}, "[slices,N,M]"));
@@ -218,7 +231,7 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
       const double* kr = &ks[static_cast<size_t>(j * D)];
       double dot = 0;
       for (int64_t c = 0; c < D; ++c) dot += qrow[static_cast<size_t>(c)] * kr[c];
-      const double sc = s.scale * dot + reference_score_term(h, qpos, j);
+      const double sc = s.scale * dot + reference_pair_score_term(h, qpos, j, qrow.data(), kr);
       score[static_cast<size_t>(j)] = sc;
       mx = std::max(mx, sc);
     }
@@ -270,6 +283,7 @@ void AttnCase::record_naive(Recorder& rec) const {
     Dispatch scores = grid_dispatch(rec, naive_scores_shader(), bufs, n * s.seq * s.kv_seq, sp, dim_loops);
     scores.spec_constants.push_back(static_cast<uint32_t>(s.dim));
     scores.spec_constants.push_back(vec4_d ? 1 : 0);
+    add_variant_constants(scores, naive_spec_constants());
     scores.storage = qk.storage;
     rec.dispatch(scores);
     rec.barrier();
@@ -288,11 +302,21 @@ void AttnCase::record_naive(Recorder& rec) const {
         .u32(static_cast<uint32_t>(s.kv_seq))
         .u32(static_cast<uint32_t>(s0))
         .u32(static_cast<uint32_t>(n));
-    Dispatch pv = grid_dispatch(rec, naive_pv_shader(), {"scores", "v", "o"}, n * s.seq * dim_loops, pp, key_loops);
-    pv.spec_constants.push_back(static_cast<uint32_t>(s.dim));
-    pv.spec_constants.push_back(vec4_d ? 1 : 0);
-    pv.spec_constants.push_back(vec4_m ? 1 : 0);
-    rec.dispatch(pv);
+    // One P.V per part; the variant's value term (if any) belongs to part 0.
+    const std::vector<Part> parts = part_tensors();
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::vector<std::string> pv_bufs{"scores", parts[p].value, parts[p].output};
+      if (p == 0) {
+        for (auto& e : naive_pv_bindings()) pv_bufs.push_back(e);
+      }
+      Dispatch pv = grid_dispatch(rec, p == 0 ? naive_pv_shader() : "attn_pv", pv_bufs, n * s.seq * dim_loops, pp,
+                                  key_loops + (p == 0 ? naive_pv_hook_loops() : 0));
+      pv.spec_constants.push_back(static_cast<uint32_t>(s.dim));
+      pv.spec_constants.push_back(vec4_d ? 1 : 0);
+      pv.spec_constants.push_back(vec4_m ? 1 : 0);
+      if (p == 0) add_variant_constants(pv, naive_spec_constants());
+      rec.dispatch(pv);
+    }
   }
 }
 
@@ -332,7 +356,10 @@ void AttnCase::record_flash(Recorder& rec) const {
                       tiles.row_slots, f.direct ? 1u : 0u};
   for (uint32_t c : flash_spec_constants()) d.spec_constants.push_back(c);
   d.push = push;
-  const int64_t row_tiles = ceil_div(rows, f.direct ? tiles.row_slots : tiles.rows());
+  // Staged slots by head: each head's rows padded to a multiple of the slots.
+  const int64_t grid_rows =
+      f.slots_by_head && !f.direct ? s.group() * ceil_div(s.seq, tiles.row_slots) * tiles.row_slots : rows;
+  const int64_t row_tiles = ceil_div(grid_rows, f.direct ? tiles.row_slots : tiles.rows());
   const int64_t split_groups = f.direct ? ceil_div(f.splits, tiles.invocations) : f.splits;
   d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.kv_heads),
               static_cast<uint32_t>(split_groups)};
@@ -340,16 +367,25 @@ void AttnCase::record_flash(Recorder& rec) const {
   if (f.splits == 1) return;
 
   rec.barrier();
-  PushConstants cp;
-  cp.u32(static_cast<uint32_t>(s.q_rows()))
-      .u32(static_cast<uint32_t>(f.splits))
-      .u32(static_cast<uint32_t>(s.dim))
-      .u32(static_cast<uint32_t>(ceil_div(s.dim, 4)));
-  // Per item: two passes over the splits (and up to 4 scalar stores).
-  Dispatch combine = grid_dispatch(rec, "attn_combine", {"part_ml", "part_acc", "o"}, s.q_rows() * ceil_div(s.dim, 4),
-                                   cp, static_cast<uint32_t>(2 * f.splits + 4));
-  combine.spec_constants.push_back(s.dim % 4 == 0 ? 1 : 0);
-  rec.dispatch(combine);
+  const std::vector<Part> parts = part_tensors();
+  for (size_t p = 0; p < parts.size(); ++p) {
+    PushConstants cp;
+    cp.u32(static_cast<uint32_t>(s.q_rows()))
+        .u32(static_cast<uint32_t>(f.splits))
+        .u32(static_cast<uint32_t>(s.dim))
+        .u32(static_cast<uint32_t>(f.parts * ceil_div(s.dim, 4)))
+        .u32(static_cast<uint32_t>(static_cast<int64_t>(p) * ceil_div(s.dim, 4)));
+    // Per item: two passes over the splits (and up to 4 scalar stores).
+    Dispatch combine = grid_dispatch(rec, "attn_combine", {"part_ml", "part_acc", parts[p].output},
+                                     s.q_rows() * ceil_div(s.dim, 4), cp, static_cast<uint32_t>(2 * f.splits + 4));
+    combine.spec_constants.push_back(s.dim % 4 == 0 ? 1 : 0);
+    rec.dispatch(combine);
+  }
+}
+
+double AttnCase::score_max() const {
+  const double qk = qk_max();
+  return std::fabs(shape_.scale) * static_cast<double>(shape_.dim) * qk * qk;  // largest |scale q.k|
 }
 
 Cost AttnCase::cost() const {
@@ -367,7 +403,7 @@ Tolerance AttnCase::tolerance() const {
   const double u = std::ldexp(1.0, -24);
   const double D = static_cast<double>(s.dim), M = static_cast<double>(s.kv_seq);
   const double qk = qk_max();
-  const double s_max = std::fabs(s.scale) * D * qk * qk;  // largest |scale q.k|
+  const double s_max = score_max();
   // Dot product (f32, D terms, worst case) and the scaling.
   const double dot_err = std::fabs(s.scale) * D * D * qk * qk * u + s_max * u;
   const ScoreError extra = extra_score_error();

@@ -23,6 +23,15 @@
 //     transforms as rows are loaded, ATTN_VALUE_TERM for value
 //     terms, ATTN_EXTRA_PUSH), then the main part. A value term in naive
 //     needs an `attn_pv_<kernel>.comp` wrapper of pv.glsl (naive_pv_shader()).
+//     Beyond additive terms (flash_decl.glsl lists them all): ATTN_SCORES /
+//     ATTN_SCORE replace the score (complex); ATTN_PARTS > 1 widens q, k, v,
+//     the accumulator and the output to several D-wide parts (complex's real
+//     and imaginary: row_parts(), part_tensors()); ATTN_KEYS_BEGIN,
+//     ATTN_KEY_FOLDED and ATTN_ROWS_FINISH keep per-distance state per row and
+//     apply it once per row (Shaw's terms); ATTN_SLOTS_BY_HEAD with
+//     ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_SCORES share distance-indexed
+//     rows between an invocation's consecutive slots (XL:
+//     flash_slots_by_head()).
 //   * host: override kernel() and whichever hooks below apply: extra tensors
 //     and their bindings and push constants, the reference's score/value
 //     terms and q/k transforms, extra flops, loop counts of the hooks' own
@@ -86,6 +95,8 @@ struct FlashPlan {
   bool direct = false;
   int64_t splits = 1;          // key splits (> 1: partials + attn_combine)
   int64_t keys_per_split = 0;  // a multiple of kFlashMaxTileKeys when staged
+  int64_t parts = 1;           // D-wide parts of q, k, v and o rows (AttnCase::row_parts)
+  bool slots_by_head = false;  // staged slots in head-major order (AttnCase::flash_slots_by_head)
 };
 constexpr int64_t kFlashDirectMaxRows = 16;    // query rows per kv head up to which decode runs direct
 constexpr int64_t kFlashDirectSplitKeys = 64;  // keys per direct split
@@ -104,7 +115,8 @@ struct FlashTiles {
   uint32_t invocations = 1;  // per workgroup
   uint32_t row_slots = 1;    // query rows per invocation (ROWS)
   uint32_t keys = 4;         // keys per staged tile (BC)
-  uint32_t d4 = 1;           // vec4 chunks per row
+  uint32_t d4 = 1;           // vec4 chunks per row (of one part)
+  uint32_t parts = 1;        // FlashPlan::parts: registers and shared memory per row scale with it
   uint32_t rows() const { return invocations * row_slots; }  // staged: rows per workgroup
 };
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
@@ -114,6 +126,7 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
 // unrolled ([[unroll]] loops have specialization-constant trip counts and
 // are unrolled by the driver's compiler), plus the variant's hook loops.
 struct FlashHookLoops {
+  uint64_t per_invocation = 0;  // of ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_ROWS_FINISH, once each
   uint64_t per_row = 0;       // rolled loop iterations of the q-row hooks, per row slot
   uint64_t per_key = 0;       // of ATTN_SCORE_TERM / ATTN_VALUE_TERM per key folded in
   uint64_t per_key_load = 0;  // of ATTN_K_ROW_PREPARE / ATTN_K_CHUNK_TRANSFORM per key row (direct)
@@ -138,6 +151,9 @@ class AttnCase : public Case {
   const FlashPlan& flash_plan() const { return flash_plan_; }
   // (b, h) slices per naive pass.
   int64_t naive_slices_per_pass() const { return slices_per_pass_; }
+  // The variant's rolled hook loops, as record() counts them against the
+  // loop budget (flash_loop_iterations).
+  FlashHookLoops hook_loops() const { return flash_hook_loops(); }
 
  protected:
   // Must be called at the end of the subclass constructor (it asks the hooks).
@@ -148,6 +164,21 @@ class AttnCase : public Case {
   virtual std::string kernel() const = 0;
   virtual std::string naive_scores_shader() const { return "attn_scores_" + kernel(); }
   virtual std::string naive_pv_shader() const { return "attn_pv"; }
+  // Loop iterations the pv shader's ATTN_VALUE_TERM adds per item, and the
+  // tensors it reads (bound from ATTN_PV_EXTRA_BINDING0), in naive.
+  virtual uint32_t naive_pv_hook_loops() const { return 0; }
+  virtual std::vector<std::string> naive_pv_bindings() const { return {}; }
+  // D-wide parts of every q, k, v and output row (ATTN_PARTS in the flash
+  // kernel), and per part the value tensor and the output it is weighted
+  // into: one naive P.V pass and one attn_combine pass each. Complex: 2.
+  virtual int64_t row_parts() const { return 1; }
+  struct Part {
+    std::string value, output;
+  };
+  virtual std::vector<Part> part_tensors() const { return {{"v", "o"}}; }
+  // Staged flash slots are consecutive positions of one head
+  // (ATTN_SLOTS_BY_HEAD): the grid pads each head's rows to the row slots.
+  virtual bool flash_slots_by_head() const { return false; }
   // Extra tensors (inputs, constants, scratch) and the ones bound after the
   // common buffers, from ATTN_EXTRA_BINDING0, in both kernels.
   virtual std::vector<TensorDesc> extra_tensors() const { return {}; }
@@ -155,8 +186,10 @@ class AttnCase : public Case {
   virtual void fill_extra(TensorMap& t, Rng& rng) const {}
   // Push constants after the common ones (ATTN_EXTRA_PUSH, flash kernel).
   virtual void extra_push(PushConstants& push) const {}
-  // Specialization constants of the variant's hooks, from constant_id 6.
+  // Specialization constants of the variant's hooks, from constant_id 6, in
+  // the flash kernel and in the naive score and (part 0) P.V passes.
   virtual std::vector<uint32_t> flash_spec_constants() const { return {}; }
+  virtual std::vector<uint32_t> naive_spec_constants() const { return {}; }
   virtual FlashHookLoops flash_hook_loops() const { return {}; }
   // Naive: dispatches before the score pass (e.g. rotating q and k); returns
   // the tensors the score pass reads as q and k and the build to read them with.
@@ -173,6 +206,12 @@ class AttnCase : public Case {
   virtual void reference_k(int64_t kvh, int64_t kpos, double* k) const {}
   // Added to scale * q.k for a visible key.
   virtual double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const { return 0; }
+  // The same for terms that read the rows: q (after reference_q, unscaled)
+  // and k (after reference_k), D doubles each. Default: the one above.
+  virtual double reference_pair_score_term(int64_t h, int64_t qpos, int64_t kpos, const double* q,
+                                           const double* k) const {
+    return reference_score_term(h, qpos, kpos);
+  }
   // Adds w * (the variant's value term of this pair) to acc[D].
   virtual void reference_value_term(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc) const {}
   virtual double reference_extra_cost_per_key() const { return 0; }
@@ -182,6 +221,9 @@ class AttnCase : public Case {
   // Largest |component| of q and k as the dot product sees them (inputs are
   // uniform in [-1, 1]).
   virtual double qk_max() const { return 1.0; }
+  // Largest |score| before bias terms (exp's error grows with it); default
+  // |scale| D qk_max^2.
+  virtual double score_max() const;
   struct ScoreError {
     double abs = 0;  // bound on a visible score's error beyond the dot product's
     double rms = 0;  // rms of independent per-score errors (e.g. Vulkan's sin/cos)

@@ -51,6 +51,11 @@ EXTRA = {
     "attn.tupe": [{"seq": "4", "kv_seq": "40", "dtype": "f32"}],
     "attn.deberta": [{"seq": "4", "kv_seq": "40", "dtype": "f32", "position_buckets": "8",
                       "max_relative_positions": "32"}],  # log buckets and the clamp
+    # Decode over 130 keys: flash's direct mode with three key splits and attn_combine (Shaw's far
+    # splits reach idx 0 only; XL's slots read their own rk rows; complex combines o and oi).
+    "attn.shaw": [{"seq": "1", "kv_seq": "130", "dtype": "f32", "max_rel": "3"}],
+    "attn.xl": [{"seq": "1", "kv_seq": "130", "dtype": "f32"}],
+    "attn.complex": [{"seq": "1", "kv_seq": "130", "dtype": "f32"}],
 }
 AXIS_FLAGS = {"batch": "--batch", "seq": "--seq", "kv_seq": "--kv-seq", "heads": "--heads",
               "kv_heads": "--kv-heads", "dim": "--dim", "dtype": "--dtype", "causal": "--causal"}

@@ -1,0 +1,5 @@
+#version 450
+// attn.xl, naive pass 1: s = scale ((q + u).k + (q + vb).rk) (xl_hooks.glsl).
+#include "attn/scores_decl.glsl"
+#include "attn/xl_hooks.glsl"
+#include "attn/scores_main.glsl"

@@ -1,0 +1,149 @@
+// attn.xl's hooks (Transformer-XL, encodings.md section 3): with r = i' - j,
+// s = scale ((q_i + u_h).k_j + (q_i + vb_h).rk[h, r + N - 1]); rk, u, vb
+// are per query head. The flash kernel turns q into q + u as it is loaded,
+// so the content term is the plain score, and writes the position term as
+//   (q + vb).rk = (q + u).rk + (vb - u).rk.
+// Staged mode (ATTN_SLOTS_BY_HEAD): an invocation's slots are consecutive
+// positions i'_0 + r of one head, so at key j slot r needs rk row
+// i'_0 + r - j, the row slot 0 needs at key j - r. The invocation therefore
+// reads ONE rk row per key (distance i'_0 - j), dots it with every slot's
+// q + u (and once with vb - u), and slot r keeps that product for key j + r
+// in a small queue (r + 1 floats): every rk row the tile's band of
+// distances needs is read once per invocation, never per pair. Before the
+// first key the queue is primed with the ROWS - 1 distances above it (a
+// rolled loop of ROWS - 1, flash_hook_loops). Direct mode (decode: slots
+// of different heads): each slot reads its own rk row per key.
+// Naive: the whole score in one loop over D (ATTN_SCORE).
+#ifndef PEBENCH_ATTN_XL_HOOKS_GLSL
+#define PEBENCH_ATTN_XL_HOOKS_GLSL
+
+layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Rk { STORAGE_T rk[]; };  // [H, M+N-1, D]
+layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Rk4 { STORAGE_VEC4 rk4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer U { STORAGE_T u[]; };  // [H, D]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer U4 { STORAGE_VEC4 u4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Vb { STORAGE_T vb[]; };  // [H, D]
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Vb4 { STORAGE_VEC4 vb4[]; };
+
+// First element of rk's row for distance qpos - kpos (clamped into the
+// table: out-of-range rows are only read for keys that are never used).
+uint xl_rk_base(uint h, int dist) {
+  const int rows = int(pc.kv_seq + pc.seq) - 1;
+  return (h * uint(rows) + uint(clamp(dist + int(pc.seq) - 1, 0, rows - 1))) * HEAD_DIM;
+}
+
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+
+vec4 xl_vbu[D4P];                    // staged: (vb - u) * scale of the invocation's head
+vec4 xl_qv[DIRECT ? ROWS * D4P : 1];  // direct: (q + vb) * scale per slot
+// Staged: slot r's queue at [r (r + 1) / 2, + r]: entry e is the position
+// term of key j + e, j the key being folded.
+float xl_queue[ROWS * (ROWS + 1) / 2];
+
+void xl_q_row(uint r) {
+  const uint ub = attn_h[r] * HEAD_DIM;
+  [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] += ATTN_LOAD_CHUNK(u, u4, ub, c);
+}
+
+void xl_rows_ready() {
+  if (DIRECT) {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      const uint hb = attn_h[r] * HEAD_DIM;
+      [[unroll]] for (uint c = 0; c < D4P; ++c) {
+        xl_qv[r * D4P + c] =
+            attn_q[r * QW + c] + (ATTN_LOAD_CHUNK(vb, vb4, hb, c) - ATTN_LOAD_CHUNK(u, u4, hb, c)) * pc.scale;
+      }
+    }
+  } else {
+    const uint hb = attn_h[0] * HEAD_DIM;
+    [[unroll]] for (uint c = 0; c < D4P; ++c) {
+      xl_vbu[c] = (ATTN_LOAD_CHUNK(vb, vb4, hb, c) - ATTN_LOAD_CHUNK(u, u4, hb, c)) * pc.scale;
+    }
+  }
+}
+
+// Staged: one step of the queues at key j (negative while priming): reads
+// rk's row for distance i'_0 - j. With `content`, also the scores of key j
+// (attn_k) in the same pass over the q rows.
+void xl_step(int j, bool content, inout float dots[ROWS]) {
+  const uint base = xl_rk_base(attn_h[0], int(attn_qpos[0]) - j);
+  vec4 row[D4P];
+  [[unroll]] for (uint c = 0; c < D4P; ++c) row[c] = ATTN_LOAD_CHUNK(rk, rk4, base, c);
+  // Chunk-outer like the core's score loop: independent sums per slot.
+  float vd = 0.0, d[ROWS];
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) d[r] = 0.0;
+  [[unroll]] for (uint c = 0; c < D4P; ++c) {
+    vd += dot(xl_vbu[c], row[c]);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      const vec4 qc = attn_q[r * QW + c];
+      d[r] += dot(qc, row[c]);
+      if (content) dots[r] += dot(qc, attn_k[c]);
+    }
+  }
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    const uint q0 = r * (r + 1) / 2;
+    [[unroll]] for (uint e = 0; e < r; ++e) xl_queue[q0 + e] = xl_queue[q0 + e + 1];
+    xl_queue[q0 + r] = d[r] + vd;  // for key j + r
+  }
+}
+
+void xl_keys_begin(uint kb) {
+  if (!DIRECT) {
+    float unused[ROWS];
+    for (uint p = 1; p < ROWS; ++p) xl_step(int(kb + p) - int(ROWS), false, unused);
+  }
+}
+
+// The score of every slot for key kpos (attn_k), before the score term.
+void xl_scores(uint kpos, out float dots[ROWS]) {
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
+  if (DIRECT) {
+    [[unroll]] for (uint c = 0; c < D4P; ++c) {
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k[c]);
+    }
+  } else {
+    xl_step(int(kpos), true, dots);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += xl_queue[r * (r + 1) / 2];
+  }
+}
+
+// Direct: slot r's own rk row.
+float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
+  const uint base = xl_rk_base(h, int(qpos) - int(kpos));
+  float d = 0.0;
+  [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(xl_qv[r * D4P + c], ATTN_LOAD_CHUNK(rk, rk4, base, c));
+  return d;
+}
+
+#define ATTN_Q_ROW_TRANSFORM(r, qpos) xl_q_row(r)
+#define ATTN_ROWS_READY() xl_rows_ready()
+#define ATTN_KEYS_BEGIN(kb, ke) xl_keys_begin(kb)
+#define ATTN_SCORES(kpos, dots) xl_scores(kpos, dots)
+#define ATTN_SCORE_TERM(r, h, qpos, kpos) (DIRECT ? xl_direct_term(r, h, qpos, kpos) : 0.0)
+
+#else  // naive score pass
+
+// scale ((q + u).k + (q + vb).rk[h, i' - j + N - 1]), one loop over D.
+float xl_score(uint h, uint qpos, uint kpos, uint q_base, uint k_base) {
+  const uint r_base = xl_rk_base(h, int(qpos) - int(kpos));
+  const uint hb = h * HEAD_DIM;
+  float acc = 0.0;
+  if (VEC4) {
+    for (uint c = 0; c < HEAD_DIM / 4; ++c) {
+      const vec4 qc = vec4(q4[q_base / 4 + c]);
+      acc += dot(qc + vec4(u4[hb / 4 + c]), vec4(k4[k_base / 4 + c])) +
+             dot(qc + vec4(vb4[hb / 4 + c]), vec4(rk4[r_base / 4 + c]));
+    }
+  } else {
+    for (uint d = 0; d < HEAD_DIM; ++d) {
+      const float qd = float(q[q_base + d]);
+      acc += (qd + float(u[hb + d])) * float(k[k_base + d]) + (qd + float(vb[hb + d])) * float(rk[r_base + d]);
+    }
+  }
+  return pc.scale * acc;
+}
+
+#define ATTN_SCORE(h, qpos, kpos, q_base, k_base) xl_score(h, qpos, kpos, q_base, k_base)
+
+#endif
+
+#endif

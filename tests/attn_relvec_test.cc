@@ -1,0 +1,654 @@
+// attn.shaw, attn.xl, attn.complex: the float64 reference against
+// hand-computed known answers (Shaw's clip at +-K in both terms, XL's u and
+// vb terms and rk row indexing, complex's |q.k| with zero imaginary parts
+// and a two-element case without conjugate), parameter defaults and
+// rejections, the cost model, the flash plan (llvmpipe's loop budget with
+// the hooks' own loops, complex's two-part rows in registers and shared
+// memory), and on the GPU: both impls x dtypes x causal on GQA, M != N and
+// decode shapes, Shaw distances past K, key splits, naive and flash on the
+// same inputs, and outputs that measurably differ from attn.nope's.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/registry.h"
+#include "harness/sweep.h"
+#include "runtime/buffer.h"
+#include "runtime/command_buffer.h"
+#include "runtime/pipeline.h"
+#include "suites/attn_common.h"
+#include "test_util.h"
+
+namespace pebench {
+namespace {
+
+using Axes = std::map<std::string, std::string>;
+
+template <typename F>
+void set_all(HostTensor& t, F f) {
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, f(i));
+}
+
+// Row `row` of output `name` of a reference.
+const std::vector<double>& ref_row(const Reference& ref, const std::string& name, int64_t row) {
+  for (const auto& out : ref.outputs()) {
+    if (out.desc.name == name) return out.rows.at(row);
+  }
+  ADD_FAILURE() << "no output " << name;
+  static const std::vector<double> kNone;
+  return kNone;
+}
+
+// softmax(s) . v for scalar v.
+double softmax_mean(const std::vector<double>& s, const std::vector<double>& v) {
+  const double mx = *std::max_element(s.begin(), s.end());
+  double num = 0, den = 0;
+  for (size_t j = 0; j < s.size(); ++j) {
+    const double w = std::exp(s[j] - mx);
+    num += w * v[j];
+    den += w;
+  }
+  return num / den;
+}
+
+// Shaw's idx as encodings.md writes it: clip(j - i', -K, K) + K.
+int64_t spec_shaw_idx(int64_t j, int64_t qpos, int64_t k) { return std::min(std::max(j - qpos, -k), k) + k; }
+
+// ---- reference known answers (no GPU) ------------------------------------------
+
+TEST(RelVecReference, ShawValueTermClipsAtK) {
+  // q = 0: every visible key weighs the same; v = 0 and rel_v[idx] = (idx, 1)
+  // make o = (mean idx over the visible keys, 1). K = 2, N = 3, M = 9: the
+  // rows see j - i' from -8 to 2, clipped at both ends.
+  for (const char* causal : {"0", "1"}) {
+    SCOPED_TRACE(std::string("causal=") + causal);
+    auto c = test::build_case("attn.shaw", {{"impl", "naive"},
+                                            {"heads", "1"},
+                                            {"seq", "3"},
+                                            {"kv_seq", "9"},
+                                            {"dim", "2"},
+                                            {"max_rel", "2"},
+                                            {"causal", causal}});
+    set_all(c.tensors.at("q"), [](int64_t) { return 0.0; });
+    set_all(c.tensors.at("v"), [](int64_t) { return 0.0; });
+    set_all(c.tensors.at("rel_v"), [](int64_t e) { return e % 2 == 0 ? static_cast<double>(e / 2) : 1.0; });
+    const Reference ref = c.reference();
+    for (int64_t i = 0; i < 3; ++i) {
+      const int64_t qpos = i + 6, visible = causal[0] == '1' ? qpos + 1 : 9;
+      double sum = 0;
+      for (int64_t j = 0; j < visible; ++j) sum += static_cast<double>(spec_shaw_idx(j, qpos, 2));
+      EXPECT_NEAR(ref_row(ref, "o", i)[0], sum / static_cast<double>(visible), 1e-12) << i;
+      EXPECT_NEAR(ref_row(ref, "o", i)[1], 1.0, 1e-12) << i;
+    }
+    // By hand, row 0 (i' = 6): j - i' = -6..2 gives idx 0 0 0 0 0 1 2 3 4
+    // (sum 10 over 9 keys); causal, j <= 6: 0 0 0 0 0 1 2 (sum 3 over 7).
+    EXPECT_NEAR(ref_row(ref, "o", 0)[0], causal[0] == '1' ? 3.0 / 7 : 10.0 / 9, 1e-12);
+  }
+}
+
+TEST(RelVecReference, ShawKeyAndValueTermsByHand) {
+  // K = 1, D = 1, N = 1, M = 3 (i' = 2), scale 1: q = 1, k = 0, rel_k =
+  // (0, 1, 0), so the scores are q.rel_k[idx] with idx = 0, 0, 1 (j - i' =
+  // -2 clipped to -1, -1, 0): 0, 0, 1. v = (1, 2, 3), rel_v = (10, 20, 30):
+  // o = (1 (1 + 10) + 1 (2 + 10) + e (3 + 20)) / (2 + e).
+  auto c = test::build_case("attn.shaw", {{"impl", "flash"},
+                                          {"heads", "1"},
+                                          {"seq", "1"},
+                                          {"kv_seq", "3"},
+                                          {"dim", "1"},
+                                          {"max_rel", "1"},
+                                          {"scale", "1"}});
+  set_all(c.tensors.at("q"), [](int64_t) { return 1.0; });
+  set_all(c.tensors.at("k"), [](int64_t) { return 0.0; });
+  set_all(c.tensors.at("rel_k"), [](int64_t e) { return e == 1 ? 1.0 : 0.0; });
+  set_all(c.tensors.at("v"), [](int64_t j) { return static_cast<double>(j + 1); });
+  set_all(c.tensors.at("rel_v"), [](int64_t e) { return 10.0 * static_cast<double>(e + 1); });
+  const double e = std::exp(1.0);
+  EXPECT_NEAR(ref_row(c.reference(), "o", 0)[0], (11 + 12 + e * 23) / (2 + e), 1e-12);
+  // max_rel = 0: every key has idx 0, so only rel_k[0] = 0 and rel_v[0] = 10
+  // count: uniform weights, o = mean(v) + 10.
+  auto c0 = test::build_case("attn.shaw", {{"impl", "naive"},
+                                           {"heads", "1"},
+                                           {"seq", "1"},
+                                           {"kv_seq", "3"},
+                                           {"dim", "1"},
+                                           {"max_rel", "0"},
+                                           {"scale", "1"}});
+  set_all(c0.tensors.at("q"), [](int64_t) { return 1.0; });
+  set_all(c0.tensors.at("k"), [](int64_t) { return 0.0; });
+  set_all(c0.tensors.at("rel_k"), [](int64_t) { return 0.0; });
+  set_all(c0.tensors.at("v"), [](int64_t j) { return static_cast<double>(j + 1); });
+  set_all(c0.tensors.at("rel_v"), [](int64_t) { return 10.0; });
+  EXPECT_NEAR(ref_row(c0.reference(), "o", 0)[0], 12.0, 1e-12);
+}
+
+TEST(RelVecReference, XlContentAndPositionTermsWithUAndVb) {
+  // H = 2 on one kv head, D = 1, N = 2, M = 3 (i' = i + 1), scale 1.
+  // q_i = g(h, i), k_j = b(j), u_h = a(h), vb_h = c(h), rk[h, row] =
+  // e(h, row): s = (g + a) b + (g + c) e(h, i' - j + N - 1) with row =
+  // i - j + 2 in [0, 3] (4 = M+N-1 rows). v_j = j. Every value is exact in
+  // f32.
+  auto c = test::build_case("attn.xl", {{"impl", "naive"},
+                                        {"heads", "2"},
+                                        {"kv_heads", "1"},
+                                        {"seq", "2"},
+                                        {"kv_seq", "3"},
+                                        {"dim", "1"},
+                                        {"scale", "1"}});
+  auto g = [](int64_t h, int64_t i) { return 0.25 * static_cast<double>(i + 1) - 0.5 * static_cast<double>(h); };
+  auto b = [](int64_t j) { return 0.5 * static_cast<double>(j) - 0.25; };
+  auto a = [](int64_t h) { return h == 0 ? 0.75 : -0.5; };
+  auto cc = [](int64_t h) { return h == 0 ? -0.25 : 1.0; };
+  auto e = [](int64_t h, int64_t row) { return 0.125 * static_cast<double>((row + 1) * (h + 1)) - 0.25; };
+  set_all(c.tensors.at("q"), [&](int64_t x) { return g(x / 2, x % 2); });
+  set_all(c.tensors.at("k"), [&](int64_t j) { return b(j); });
+  set_all(c.tensors.at("v"), [](int64_t j) { return static_cast<double>(j); });
+  set_all(c.tensors.at("u"), [&](int64_t h) { return a(h); });
+  set_all(c.tensors.at("vb"), [&](int64_t h) { return cc(h); });
+  set_all(c.tensors.at("rk"), [&](int64_t x) { return e(x / 4, x % 4); });
+  const Reference ref = c.reference();
+  for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t i = 0; i < 2; ++i) {
+      std::vector<double> s, v;
+      for (int64_t j = 0; j < 3; ++j) {
+        s.push_back((g(h, i) + a(h)) * b(j) + (g(h, i) + cc(h)) * e(h, i - j + 2));
+        v.push_back(static_cast<double>(j));
+      }
+      EXPECT_NEAR(ref_row(ref, "o", h * 2 + i)[0], softmax_mean(s, v), 1e-12) << "h=" << h << " i=" << i;
+    }
+  }
+  // By hand, h = 0, i = 1 (i' = 2): g = 0.5, g + a = 1.25, g + c = 0.25;
+  // rows 3, 2, 1 for j = 0, 1, 2: e = 0.25, 0.125, 0; b = -0.25, 0.25, 0.75:
+  // s = -0.25, 0.34375, 0.9375.
+  const double s0 = -0.25, s1 = 0.34375, s2 = 0.9375;
+  EXPECT_NEAR(ref_row(ref, "o", 1)[0], (std::exp(s1) + 2 * std::exp(s2)) / (std::exp(s0) + std::exp(s1) + std::exp(s2)),
+              1e-12);
+}
+
+TEST(RelVecReference, XlRkIsBoundedAndVariesWithTheDistance) {
+  // The suite's rk: |rk| <= 1 (the error model's assumption), rows differ
+  // (a projected sinusoid of r, not a constant), and the heads differ.
+  auto c =
+      test::build_case("attn.xl", {{"impl", "flash"}, {"heads", "2"}, {"seq", "5"}, {"kv_seq", "9"}, {"dim", "8"}});
+  const HostTensor& rk = c.tensors.at("rk");
+  ASSERT_EQ(rk.numel(), 2 * 13 * 8);
+  double peak = 0, row_diff = 0, head_diff = 0;
+  for (int64_t x = 0; x < rk.numel(); ++x) peak = std::max(peak, std::fabs(rk.get(x)));
+  for (int64_t c8 = 0; c8 < 8; ++c8) {
+    row_diff = std::max(row_diff, std::fabs(rk.get(c8) - rk.get(8 + c8)));
+    head_diff = std::max(head_diff, std::fabs(rk.get(c8) - rk.get(13 * 8 + c8)));
+  }
+  EXPECT_LE(peak, 1.0);
+  EXPECT_GT(peak, 0.05);
+  EXPECT_GT(row_diff, 1e-3);
+  EXPECT_GT(head_diff, 1e-3);
+}
+
+TEST(RelVecReference, ComplexWithZeroImaginaryPartsScoresByAbsQK) {
+  // qi = ki = 0: re = q.k, im = 0, so s = scale |q.k|; o = p.v, oi = p.vi.
+  auto c = test::build_case("attn.complex", {{"impl", "naive"},
+                                             {"heads", "2"},
+                                             {"kv_heads", "1"},
+                                             {"seq", "3"},
+                                             {"kv_seq", "5"},
+                                             {"dim", "4"},
+                                             {"causal", "1"}});
+  set_all(c.tensors.at("qi"), [](int64_t) { return 0.0; });
+  set_all(c.tensors.at("ki"), [](int64_t) { return 0.0; });
+  const HostTensor &q = c.tensors.at("q"), &k = c.tensors.at("k"), &v = c.tensors.at("v"), &vi = c.tensors.at("vi");
+  const double scale = 1 / std::sqrt(8.0);
+  EXPECT_DOUBLE_EQ(c.params.f("scale"), scale);
+  const Reference ref = c.reference();
+  for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t i = 0; i < 3; ++i) {
+      const int64_t qpos = i + 2;
+      for (int64_t d = 0; d < 4; ++d) {
+        std::vector<double> s, vr, vm;
+        for (int64_t j = 0; j <= qpos; ++j) {  // causal
+          double dot = 0;
+          for (int64_t x = 0; x < 4; ++x) dot += q.get((h * 3 + i) * 4 + x) * k.get(j * 4 + x);
+          s.push_back(scale * std::fabs(dot));
+          vr.push_back(v.get(j * 4 + d));
+          vm.push_back(vi.get(j * 4 + d));
+        }
+        EXPECT_NEAR(ref_row(ref, "o", h * 3 + i)[static_cast<size_t>(d)], softmax_mean(s, vr), 1e-12);
+        EXPECT_NEAR(ref_row(ref, "oi", h * 3 + i)[static_cast<size_t>(d)], softmax_mean(s, vm), 1e-12);
+      }
+    }
+  }
+}
+
+TEST(RelVecReference, ComplexTwoElementsByHandWithoutConjugate) {
+  // D = 2, N = 1, M = 2, scale 1. q = (1, 2), qi = (0.5, -1).
+  // Key 0: k = (2, 0), ki = (1, 1): re = q.k - qi.ki = 2 - (0.5 - 1) = 2.5,
+  //   im = q.ki + qi.k = 3 + 1 = 4: s0 = sqrt(22.25).
+  // Key 1: k = (0, 1), ki = (0, 0): re = 2, im = -1: s1 = sqrt(5).
+  // (With a conjugate, re = q.k + qi.ki, im = q.ki - qi.k, key 0 would give
+  // sqrt(1.5^2 + 2^2) = 2.5.) v = (1, 0), (0, 1); vi = (3, 0), (0, -3):
+  // o = (p0, p1), oi = (3 p0, -3 p1).
+  auto c = test::build_case(
+      "attn.complex", {{"impl", "flash"}, {"heads", "1"}, {"seq", "1"}, {"kv_seq", "2"}, {"dim", "2"}, {"scale", "1"}});
+  const std::vector<double> q{1, 2}, qi{0.5, -1}, k{2, 0, 0, 1}, ki{1, 1, 0, 0}, v{1, 0, 0, 1}, vi{3, 0, 0, -3};
+  set_all(c.tensors.at("q"), [&](int64_t x) { return q[static_cast<size_t>(x)]; });
+  set_all(c.tensors.at("qi"), [&](int64_t x) { return qi[static_cast<size_t>(x)]; });
+  set_all(c.tensors.at("k"), [&](int64_t x) { return k[static_cast<size_t>(x)]; });
+  set_all(c.tensors.at("ki"), [&](int64_t x) { return ki[static_cast<size_t>(x)]; });
+  set_all(c.tensors.at("v"), [&](int64_t x) { return v[static_cast<size_t>(x)]; });
+  set_all(c.tensors.at("vi"), [&](int64_t x) { return vi[static_cast<size_t>(x)]; });
+  const double w0 = std::exp(std::sqrt(22.25)), w1 = std::exp(std::sqrt(5.0));
+  const double p0 = w0 / (w0 + w1), p1 = w1 / (w0 + w1);
+  const Reference ref = c.reference();
+  EXPECT_NEAR(ref_row(ref, "o", 0)[0], p0, 1e-12);
+  EXPECT_NEAR(ref_row(ref, "o", 0)[1], p1, 1e-12);
+  EXPECT_NEAR(ref_row(ref, "oi", 0)[0], 3 * p0, 1e-12);
+  EXPECT_NEAR(ref_row(ref, "oi", 0)[1], -3 * p1, 1e-12);
+}
+
+// ---- parameters and cost ----------------------------------------------------------
+
+std::vector<int64_t> shape_of(const test::BuiltCase& c, const std::string& name) {
+  for (const auto& t : c.impl->tensors()) {
+    if (t.name == name) return t.shape;
+  }
+  return {};
+}
+
+TEST(RelVecParams, DefaultsTensorsAndTheScaleWrittenOut) {
+  auto shaw = test::build_case("attn.shaw", {{"impl", "flash"}, {"heads", "4"}, {"dim", "48"}, {"seq", "5"}});
+  EXPECT_EQ(shaw.params.i("max_rel"), 16);
+  EXPECT_DOUBLE_EQ(shaw.params.f("scale"), 1 / std::sqrt(48.0));
+  EXPECT_EQ(shape_of(shaw, "rel_k"), (std::vector<int64_t>{33, 48}));
+  EXPECT_EQ(shape_of(shaw, "rel_v"), (std::vector<int64_t>{33, 48}));
+  auto xl =
+      test::build_case("attn.xl", {{"impl", "naive"}, {"heads", "4"}, {"dim", "16"}, {"seq", "5"}, {"kv_seq", "12"}});
+  EXPECT_DOUBLE_EQ(xl.params.f("scale"), 0.25);
+  EXPECT_EQ(shape_of(xl, "rk"), (std::vector<int64_t>{4, 16, 16}));  // [H, M+N-1, D]
+  EXPECT_EQ(shape_of(xl, "u"), (std::vector<int64_t>{4, 16}));
+  EXPECT_EQ(shape_of(xl, "vb"), (std::vector<int64_t>{4, 16}));
+  auto cx = test::build_case(
+      "attn.complex",
+      {{"impl", "flash"}, {"heads", "4"}, {"kv_heads", "2"}, {"dim", "32"}, {"seq", "5"}, {"kv_seq", "7"}});
+  EXPECT_DOUBLE_EQ(cx.params.f("scale"), 0.125);  // 1/sqrt(2D)
+  EXPECT_EQ(shape_of(cx, "qi"), (std::vector<int64_t>{1, 4, 5, 32}));
+  EXPECT_EQ(shape_of(cx, "ki"), (std::vector<int64_t>{1, 2, 7, 32}));
+  EXPECT_EQ(shape_of(cx, "vi"), (std::vector<int64_t>{1, 2, 7, 32}));
+  EXPECT_EQ(shape_of(cx, "oi"), (std::vector<int64_t>{1, 4, 5, 32}));
+  std::vector<std::string> outputs;
+  for (const auto& t : cx.impl->tensors()) {
+    if (t.role == TensorRole::kOutput) outputs.push_back(t.name);
+  }
+  EXPECT_EQ(outputs, (std::vector<std::string>{"o", "oi"}));
+}
+
+TEST(RelVecCost, CountsEachTermWhereItIsCheapest) {
+  // N = M = 3, H = 1, D = 2, not causal: 9 scores; attention 4 * 9 * 2 = 72.
+  const Axes axes{{"impl", "naive"}, {"heads", "1"}, {"seq", "3"}, {"dim", "2"}};
+  // Shaw, K = 1: the rows reach idx {1, 2}, {0, 1, 2}, {0, 1} (7 in all),
+  // q.rel_k and W rel_v once each, D multiply-adds: 2 * 2 * 2 * 7 = 56; per
+  // score two adds: 18.
+  Axes shaw_axes = axes;
+  shaw_axes["max_rel"] = "1";
+  EXPECT_DOUBLE_EQ(test::build_case("attn.shaw", shaw_axes).impl->cost().flops, 72.0 + 56 + 18);
+  // XL: (q + vb).rk per score (2 * 9 * 2) and q + u, q + vb per row (2 * 3 * 2).
+  auto xl = test::build_case("attn.xl", axes);
+  EXPECT_DOUBLE_EQ(xl.impl->cost().flops, 72.0 + 36 + 12);
+  // bytes: q, k, v, o (6 floats each), rk [1, 5, 2], u and vb [1, 2].
+  EXPECT_DOUBLE_EQ(xl.impl->cost().bytes, 4.0 * (4 * 6 + 10 + 2 + 2));
+  // Complex: three more dots and the second P.V (4 D) and re^2 + im^2 (2) per
+  // score, 2 flops per multiply-add: (8 * 2 + 4) * 9 = 180; 8 tensors of 6.
+  auto cx = test::build_case("attn.complex", axes);
+  EXPECT_DOUBLE_EQ(cx.impl->cost().flops, 72.0 + 180);
+  EXPECT_DOUBLE_EQ(cx.impl->cost().bytes, 4.0 * 8 * 6);
+}
+
+// ---- the flash plan ----------------------------------------------------------------
+
+// The (single) planned case of `variant` for `axes`, or its rejection.
+PlannedCase plan(const std::string& variant, const Axes& axes) {
+  SweepSpec spec;
+  spec.variant_globs = {variant};
+  for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
+  auto planned = expand_sweep(Registry::instance(), spec);
+  EXPECT_EQ(planned.size(), 1u);
+  return planned.at(0);
+}
+
+const FlashDevice kLavapipe{32768, 1024, 8, true};
+
+TEST(RelVecFlashPlan, StaysUnderLlvmpipesLoopBudgetWithTheHookLoops) {
+  // Shaw adds two rolled loops over up to 2K+1 idx per invocation, XL the
+  // ROWS - 1 priming steps of its queues: counted by the case's own hook
+  // loops, at long prefill, long decode and long keys for few rows.
+  for (const char* variant : {"attn.shaw", "attn.xl", "attn.complex"}) {
+    for (const char* dim : {"32", "64", "128", "256"}) {
+      for (const Axes& shape : {Axes{{"seq", "4096"}}, Axes{{"seq", "1"}, {"kv_seq", "16384"}},
+                                Axes{{"seq", "64"}, {"kv_seq", "65536"}, {"heads", "2"}}}) {
+        Axes axes = shape;
+        axes["impl"] = "flash";
+        axes["dim"] = dim;
+        if (std::string(variant) == "attn.shaw") axes["max_rel"] = "64";
+        const auto p = plan(variant, axes);
+        ASSERT_EQ(p.rejected, "");
+        const auto c = p.variant->make(p.params);
+        const auto& a = dynamic_cast<const AttnCase&>(*c);
+        SCOPED_TRACE(std::string(variant) + " " + p.params.canonical());
+        const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);
+        EXPECT_LE(flash_loop_iterations(a.flash_plan(), t, a.hook_loops()), kFlashLoopBudget);
+        if (std::string(variant) == "attn.shaw") {
+          EXPECT_GE(a.hook_loops().per_invocation, 2u * 129);
+        }
+      }
+    }
+  }
+}
+
+TEST(RelVecFlashPlan, ComplexRowsHoldBothPartsInRegistersAndSharedMemory) {
+  // Two parts per row: row slots x chunks of both parts within the CPU
+  // register budget (half attn.nope's slots where those are not capped at
+  // 8), and K/V tiles of both parts within shared memory.
+  for (const char* dim : {"32", "64", "128", "256"}) {
+    SCOPED_TRACE(std::string("dim=") + dim);
+    auto cx = test::build_case("attn.complex", {{"impl", "flash"}, {"seq", "512"}, {"dim", dim}});
+    auto nope = test::build_case("attn.nope", {{"impl", "flash"}, {"seq", "512"}, {"dim", dim}});
+    const auto& a = dynamic_cast<const AttnCase&>(*cx.impl);
+    const auto& b = dynamic_cast<const AttnCase&>(*nope.impl);
+    EXPECT_EQ(a.flash_plan().parts, 2);
+    const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);
+    const FlashTiles tn = flash_tiles(b.shape(), b.flash_plan(), kLavapipe);
+    EXPECT_LE(t.row_slots * 2 * t.d4, static_cast<uint32_t>(kFlashCpuRowChunks));
+    EXPECT_EQ(t.row_slots, std::clamp<uint32_t>(static_cast<uint32_t>(kFlashCpuRowChunks) / (2 * t.d4), 1, 8));
+    if (tn.row_slots < 8) {
+      EXPECT_EQ(t.row_slots, std::max(1u, tn.row_slots / 2));
+    }
+    EXPECT_LE(2ull * t.keys * 2 * t.d4 * 16, 32768u);
+  }
+}
+
+// ---- GPU: validation against the float64 reference ------------------------------
+
+void expect_all_validate(const std::string& variant, const Axes& axes, size_t expected_cases, RunOptions options = {}) {
+  const auto results = test::run_cases(variant, axes, options);
+  EXPECT_EQ(results.size(), expected_cases);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.id + " " + r.label);
+    EXPECT_EQ(r.status, CaseStatus::kOk) << status_name(r.status) << ": " << r.reason;
+    EXPECT_TRUE(r.validation.ran);
+    EXPECT_TRUE(r.validation.passed) << r.validation.detail;
+    EXPECT_EQ(r.vk_validation_errors, 0u);
+  }
+}
+
+// Both impls, both dtypes, causal and not, GQA (8 heads on 2), on M != N
+// (37 x 50: no tile multiple, Shaw distances to 49 past K = 16) and decode
+// over 700 keys (key splits and attn_combine, both outputs for complex).
+const Axes kMatrix{{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"},
+                   {"heads", "8"},          {"kv_heads", "2"},    {"dim", "64"}};
+
+class RelVecGpu : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RelVecGpu, ValidatesOnGqaMNotNAndDecode) {
+  for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}}, Axes{{"seq", "1"}, {"kv_seq", "700"}}}) {
+    Axes axes = kMatrix;
+    axes.insert(shape.begin(), shape.end());
+    expect_all_validate(GetParam(), axes, 2 * 2 * 2);
+  }
+  // 3 heads per kv head, an odd head dim (scalar path), rows that fill
+  // neither an invocation's slots (XL: padded per head) nor a workgroup, in
+  // both flash modes (5 x 3 = 15 rows: direct; 13 x 3: staged).
+  expect_all_validate(GetParam(),
+                      {{"impl", "naive,flash"},
+                       {"dtype", "f32"},
+                       {"heads", "6"},
+                       {"kv_heads", "2"},
+                       {"seq", "5,13"},
+                       {"kv_seq", "90"},
+                       {"dim", "6"},
+                       {"causal", "0,1"}},
+                      8);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, RelVecGpu, ::testing::Values("attn.shaw", "attn.xl", "attn.complex"),
+                         [](const auto& info) { return info.param.substr(5); });
+
+TEST(RelVecGpuShaw, DistancesPastKAndSmallAndLargeK) {
+  // N = M = 100: |j - i'| up to 99, far past K in both directions; K = 0
+  // (one idx for every key), 3, and flash's largest, 64.
+  expect_all_validate("attn.shaw",
+                      {{"impl", "naive,flash"},
+                       {"dtype", "f32"},
+                       {"heads", "2"},
+                       {"seq", "100"},
+                       {"dim", "16"},
+                       {"causal", "0,1"},
+                       {"max_rel", "0,3,64"}},
+                      12);
+}
+
+TEST(RelVecGpu, LongKeysWithSplits) {
+  // A staged prefill over 4k keys split for parallelism (Shaw: only the
+  // splits near the diagonal reach idx > 0; XL: queues primed per split),
+  // and decode over 4k keys in f16 (64 direct splits).
+  for (const char* variant : {"attn.shaw", "attn.xl", "attn.complex"}) {
+    auto c = test::build_case(variant,
+                              {{"impl", "flash"}, {"heads", "2"}, {"seq", "64"}, {"kv_seq", "4096"}, {"dim", "32"}});
+    const auto& a = dynamic_cast<const AttnCase&>(*c.impl);
+    ASSERT_GT(a.flash_plan().splits, 1);
+    ASSERT_FALSE(a.flash_plan().direct);
+    expect_all_validate(variant,
+                        {{"impl", "flash"},
+                         {"dtype", "f32"},
+                         {"heads", "2"},
+                         {"seq", "64"},
+                         {"kv_seq", "4096"},
+                         {"dim", "32"},
+                         {"causal", "0,1"}},
+                        2);
+    expect_all_validate(variant,
+                        {{"impl", "flash"},
+                         {"dtype", "f16"},
+                         {"heads", "4"},
+                         {"kv_heads", "1"},
+                         {"seq", "1"},
+                         {"kv_seq", "4096"},
+                         {"dim", "32"},
+                         {"causal", "1"}},
+                        1);
+  }
+}
+
+// ---- GPU: the same inputs through two cases ----------------------------------------
+
+// Records a case's dispatches into one command buffer on the test device
+// (as tests/attn_test.cc does).
+class TestRecorder : public Recorder {
+ public:
+  TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
+      : cmd_(cmd), storage_(storage), buffers_(buffers) {}
+  const PhysicalDeviceInfo& device() const override { return test::gpu().info(); }
+  const DeviceFeatures& enabled() const override { return test::gpu().device().enabled(); }
+  const LaunchPlanner& launch() const override { return test::gpu().launch(); }
+  void dispatch(const Dispatch& d) override {
+    PipelineDesc desc;
+    desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
+    desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
+    desc.spec_constants = d.spec_constants;
+    const ComputePipeline& pipeline = test::gpu().pipeline(d.shader, d.storage.value_or(storage_), desc);
+    std::vector<const Buffer*> bound;
+    for (const auto& name : d.buffers) bound.push_back(buffers_.at(name).get());
+    pools_.push_back(DescriptorPool::Create(test::gpu().device(), 1, 16).value());
+    cmd_.bind(pipeline, pools_.back()->allocate(pipeline, bound).value());
+    cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
+    cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
+  }
+  void barrier() override { cmd_.compute_barrier(); }
+
+ private:
+  CommandBuffer& cmd_;
+  DType storage_;
+  const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
+  std::vector<std::unique_ptr<DescriptorPool>> pools_;
+};
+
+// Runs a built case on its inputs; every output, concatenated in tensor
+// order (o, then oi for complex).
+std::vector<double> run_on_gpu(const test::BuiltCase& c) {
+  Device& dev = test::gpu().device();
+  std::map<std::string, std::unique_ptr<Buffer>> buffers;
+  for (const auto& t : c.impl->tensors()) {
+    buffers[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
+    if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
+      const HostTensor& h = c.tensors.at(t.name);
+      EXPECT_TRUE(upload(dev, *buffers[t.name], h.data(), h.bytes()).ok());
+    }
+  }
+  auto cmd = CommandBuffer::Create(dev).value();
+  EXPECT_TRUE(cmd->begin().ok());
+  TestRecorder rec(*cmd, c.params.dtype(), buffers);
+  c.impl->record(rec);
+  EXPECT_TRUE(cmd->end().ok());
+  EXPECT_TRUE(cmd->submit_and_wait().ok());
+  std::vector<double> out;
+  for (const auto& t : c.impl->tensors()) {
+    if (t.role != TensorRole::kOutput) continue;
+    HostTensor o = c.tensors.at(t.name);
+    EXPECT_TRUE(download(dev, *buffers.at(t.name), o.data(), o.bytes()).ok());
+    const std::vector<double> v = o.to_f64();
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+// sum (a - b)^2 / sum b^2; both finite.
+double nmse(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double err2 = 0, ref2 = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
+    err2 += (a[i] - b[i]) * (a[i] - b[i]);
+    ref2 += b[i] * b[i];
+  }
+  EXPECT_GT(ref2, 0.0);
+  return err2 / ref2;
+}
+
+TEST(RelVecGpu, NaiveAndFlashAgreeOnTheSameInputs) {
+  const uint64_t before = test::instance().validation_error_count();
+  for (const char* variant : {"attn.shaw", "attn.xl", "attn.complex"}) {
+    for (const Axes& shape : {Axes{{"seq", "45"}, {"kv_seq", "300"}, {"causal", "1"}},
+                              Axes{{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}}) {
+      Axes axes = shape;
+      axes["heads"] = "4";
+      axes["kv_heads"] = "2";
+      axes["dim"] = "64";
+      axes["impl"] = "naive";
+      const auto naive = test::build_case(variant, axes);
+      axes["impl"] = "flash";
+      const auto flash = test::build_case(variant, axes);
+      SCOPED_TRACE(std::string(variant) + " " + flash.params.canonical());
+      // Both within the f32 error model of the same reference.
+      EXPECT_LE(nmse(run_on_gpu(flash), run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
+    }
+  }
+  test::expect_no_validation_errors(before);
+}
+
+TEST(RelVecGpu, ThePositionTermsChangeTheOutputVersusNope) {
+  // The same q, k, v (and scale) through attn.nope and each variant: the
+  // relative terms (complex: the score |q.k| of the complex rows) must move
+  // o far beyond the tolerance. Complex's oi is compared with nope's o too
+  // (a different tensor altogether).
+  const uint64_t before = test::instance().validation_error_count();
+  for (const char* variant : {"attn.shaw", "attn.xl", "attn.complex"}) {
+    for (const char* impl : {"naive", "flash"}) {
+      Axes axes{{"heads", "4"}, {"kv_heads", "2"}, {"seq", "40"}, {"kv_seq", "200"}, {"dim", "32"}, {"impl", impl}};
+      auto pos = test::build_case(variant, axes, 7);
+      axes["scale"] = fmt::format("{:.17g}", pos.params.f("scale"));
+      auto nope = test::build_case("attn.nope", axes, 7);
+      for (const char* name : {"q", "k", "v"}) nope.tensors.at(name) = pos.tensors.at(name);
+      SCOPED_TRACE(std::string(variant) + " " + impl);
+      std::vector<double> out = run_on_gpu(pos);
+      const std::vector<double> base = run_on_gpu(nope);
+      const double diff = nmse(std::vector<double>(out.begin(), out.begin() + static_cast<int64_t>(base.size())), base);
+      EXPECT_GT(diff, 1e4 * pos.impl->tolerance().nmse);
+      EXPECT_GT(diff, 1e-3);
+    }
+  }
+  test::expect_no_validation_errors(before);
+}
+
+TEST(RelVecGpu, ComplexImaginaryOutputFollowsVi) {
+  // vi = v: oi must equal o (the same weights on the same values), and
+  // vi = -v: oi = -o; any mix-up of the parts (k for ki, v for vi, a
+  // swapped store) breaks one of them.
+  const uint64_t before = test::instance().validation_error_count();
+  for (const char* impl : {"naive", "flash"}) {
+    for (const char* seq : {"1", "40"}) {
+      SCOPED_TRACE(std::string(impl) + " seq=" + seq);
+      auto c = test::build_case("attn.complex", {{"impl", impl},
+                                                 {"heads", "4"},
+                                                 {"kv_heads", "2"},
+                                                 {"seq", seq},
+                                                 {"kv_seq", "300"},
+                                                 {"dim", "32"},
+                                                 {"causal", "1"}});
+      for (const double sign : {1.0, -1.0}) {
+        const HostTensor& v = c.tensors.at("v");
+        set_all(c.tensors.at("vi"), [&](int64_t e) { return sign * v.get(e); });
+        const std::vector<double> out = run_on_gpu(c);
+        const size_t half = out.size() / 2;
+        double o2 = 0, diff2 = 0;
+        for (size_t e = 0; e < half; ++e) {
+          o2 += out[e] * out[e];
+          diff2 += (out[half + e] - sign * out[e]) * (out[half + e] - sign * out[e]);
+        }
+        EXPECT_GT(o2, 0.0);
+        EXPECT_LE(diff2, 1e-12 * o2) << "sign " << sign;
+      }
+    }
+  }
+  test::expect_no_validation_errors(before);
+}
+
+// ---- bad parameters ------------------------------------------------------------
+
+TEST(RelVecRejects, BadParametersFailCleanlyWithTheirValue) {
+  struct Bad {
+    std::string variant;
+    Axes axes;
+    std::string reason_has;
+  };
+  std::vector<Bad> bad{
+      {"attn.shaw", {{"max_rel", "-1"}}, "max_rel=-1"},
+      {"attn.shaw", {{"max_rel", "65"}, {"impl", "flash"}}, "max_rel=65"},  // flash's register tables
+      {"attn.xl", {{"heads", "3"}, {"dim", "3"}}, "heads*dim=9"},           // rk's sinusoid needs d even
+  };
+  for (const char* variant : {"attn.shaw", "attn.xl", "attn.complex"}) {
+    bad.push_back({variant, {{"seq", "50"}, {"kv_seq", "40"}}, "kv_seq=40"});
+    bad.push_back({variant, {{"heads", "6"}, {"kv_heads", "4"}}, "kv_heads=4"});
+    bad.push_back({variant, {{"dim", "512"}, {"impl", "flash"}}, "dim=512"});
+  }
+  for (const auto& b : bad) {
+    SCOPED_TRACE(b.variant + " " + b.reason_has);
+    // Without an impl axis both impls are swept: each is skipped alone.
+    const auto results = test::run_cases(b.variant, b.axes);
+    ASSERT_EQ(results.size(), b.axes.count("impl") ? 1u : 2u);
+    for (const auto& r : results) {
+      EXPECT_EQ(r.status, CaseStatus::kSkipped) << r.label;
+      EXPECT_NE(r.reason.find(b.reason_has), std::string::npos) << r.reason;
+    }
+  }
+  // Naive has no cap on max_rel (beyond 2^20).
+  EXPECT_EQ(plan("attn.shaw", {{"impl", "naive"}, {"max_rel", "65"}, {"seq", "8"}}).rejected, "");
+  // From the command line: the reason, naming the value.
+  const auto out = test::run_pebench({"run", "--variant", "attn.shaw", "--param", "max_rel=-3", "--seq", "8", "--out",
+                                      test::temp_dir("relvec-bad") + "/r.json", "--quiet"});
+  EXPECT_NE(out.out.find("max_rel=-3"), std::string::npos) << out.out;
+}
+
+}  // namespace
+}  // namespace pebench
