@@ -16,11 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "attn_test_util.h"
 #include "harness/registry.h"
 #include "harness/sweep.h"
-#include "runtime/buffer.h"
-#include "runtime/command_buffer.h"
-#include "runtime/pipeline.h"
 #include "suites/attn_common.h"
 #include "test_util.h"
 
@@ -28,11 +26,10 @@ namespace pebench {
 namespace {
 
 using Axes = std::map<std::string, std::string>;
-
-template <typename F>
-void set_all(HostTensor& t, F f) {
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, f(i));
-}
+using test::expect_all_validate;
+using test::nmse;
+using test::run_on_gpu;
+using test::set_all;
 
 // Row `row` of output `name` of a reference.
 const std::vector<double>& ref_row(const Reference& ref, const std::string& name, int64_t row) {
@@ -371,18 +368,6 @@ TEST(RelVecFlashPlan, ComplexRowsHoldBothPartsInRegistersAndSharedMemory) {
 
 // ---- GPU: validation against the float64 reference ------------------------------
 
-void expect_all_validate(const std::string& variant, const Axes& axes, size_t expected_cases, RunOptions options = {}) {
-  const auto results = test::run_cases(variant, axes, options);
-  EXPECT_EQ(results.size(), expected_cases);
-  for (const auto& r : results) {
-    SCOPED_TRACE(r.id + " " + r.label);
-    EXPECT_EQ(r.status, CaseStatus::kOk) << status_name(r.status) << ": " << r.reason;
-    EXPECT_TRUE(r.validation.ran);
-    EXPECT_TRUE(r.validation.passed) << r.validation.detail;
-    EXPECT_EQ(r.vk_validation_errors, 0u);
-  }
-}
-
 // Both impls, both dtypes, causal and not, GQA (8 heads on 2), on M != N
 // (37 x 50: no tile multiple, Shaw distances to 49 past K = 16) and decode
 // over 700 keys (key splits and attn_combine, both outputs for complex).
@@ -463,98 +448,10 @@ TEST(RelVecGpu, LongKeysWithSplits) {
 
 // ---- GPU: the same inputs through two cases ----------------------------------------
 
-// Records a case's dispatches into one command buffer on the test device
-// (as tests/attn_test.cc does).
-class TestRecorder : public Recorder {
- public:
-  TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
-      : cmd_(cmd), storage_(storage), buffers_(buffers) {}
-  const PhysicalDeviceInfo& device() const override { return test::gpu().info(); }
-  const DeviceFeatures& enabled() const override { return test::gpu().device().enabled(); }
-  const LaunchPlanner& launch() const override { return test::gpu().launch(); }
-  void dispatch(const Dispatch& d) override {
-    PipelineDesc desc;
-    desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
-    desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
-    desc.spec_constants = d.spec_constants;
-    const ComputePipeline& pipeline = test::gpu().pipeline(d.shader, d.storage.value_or(storage_), desc);
-    std::vector<const Buffer*> bound;
-    for (const auto& name : d.buffers) bound.push_back(buffers_.at(name).get());
-    pools_.push_back(DescriptorPool::Create(test::gpu().device(), 1, 16).value());
-    cmd_.bind(pipeline, pools_.back()->allocate(pipeline, bound).value());
-    cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
-    cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
-  }
-  void barrier() override { cmd_.compute_barrier(); }
-
- private:
-  CommandBuffer& cmd_;
-  DType storage_;
-  const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
-  std::vector<std::unique_ptr<DescriptorPool>> pools_;
-};
-
-// Runs a built case on its inputs; every output, concatenated in tensor
-// order (o, then oi for complex).
-std::vector<double> run_on_gpu(const test::BuiltCase& c) {
-  Device& dev = test::gpu().device();
-  std::map<std::string, std::unique_ptr<Buffer>> buffers;
-  for (const auto& t : c.impl->tensors()) {
-    buffers[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
-    if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
-      const HostTensor& h = c.tensors.at(t.name);
-      EXPECT_TRUE(upload(dev, *buffers[t.name], h.data(), h.bytes()).ok());
-    }
-  }
-  auto cmd = CommandBuffer::Create(dev).value();
-  EXPECT_TRUE(cmd->begin().ok());
-  TestRecorder rec(*cmd, c.params.dtype(), buffers);
-  c.impl->record(rec);
-  EXPECT_TRUE(cmd->end().ok());
-  EXPECT_TRUE(cmd->submit_and_wait().ok());
-  std::vector<double> out;
-  for (const auto& t : c.impl->tensors()) {
-    if (t.role != TensorRole::kOutput) continue;
-    HostTensor o = c.tensors.at(t.name);
-    EXPECT_TRUE(download(dev, *buffers.at(t.name), o.data(), o.bytes()).ok());
-    const std::vector<double> v = o.to_f64();
-    out.insert(out.end(), v.begin(), v.end());
-  }
-  return out;
-}
-
-// sum (a - b)^2 / sum b^2; both finite.
-double nmse(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double err2 = 0, ref2 = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
-    err2 += (a[i] - b[i]) * (a[i] - b[i]);
-    ref2 += b[i] * b[i];
-  }
-  EXPECT_GT(ref2, 0.0);
-  return err2 / ref2;
-}
-
 TEST(RelVecGpu, NaiveAndFlashAgreeOnTheSameInputs) {
-  const uint64_t before = test::instance().validation_error_count();
-  for (const char* variant : {"attn.shaw", "attn.xl", "attn.complex"}) {
-    for (const Axes& shape : {Axes{{"seq", "45"}, {"kv_seq", "300"}, {"causal", "1"}},
-                              Axes{{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}}) {
-      Axes axes = shape;
-      axes["heads"] = "4";
-      axes["kv_heads"] = "2";
-      axes["dim"] = "64";
-      axes["impl"] = "naive";
-      const auto naive = test::build_case(variant, axes);
-      axes["impl"] = "flash";
-      const auto flash = test::build_case(variant, axes);
-      SCOPED_TRACE(std::string(variant) + " " + flash.params.canonical());
-      // Both within the f32 error model of the same reference.
-      EXPECT_LE(nmse(run_on_gpu(flash), run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
-    }
-  }
-  test::expect_no_validation_errors(before);
+  test::expect_naive_and_flash_agree(
+      {"attn.shaw", "attn.xl", "attn.complex"},
+      {{{"seq", "45"}, {"kv_seq", "300"}, {"causal", "1"}}, {{"seq", "3"}, {"kv_seq", "300"}, {"causal", "0"}}});
 }
 
 TEST(RelVecGpu, ThePositionTermsChangeTheOutputVersusNope) {

@@ -13,9 +13,6 @@
 #include "attn_test_util.h"
 #include "harness/registry.h"
 #include "harness/sweep.h"
-#include "runtime/buffer.h"
-#include "runtime/command_buffer.h"
-#include "runtime/pipeline.h"
 #include "suites/attn_common.h"
 #include "test_util.h"
 
