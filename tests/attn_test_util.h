@@ -1,6 +1,7 @@
 // Test plumbing shared by the attention variants' tests.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -27,6 +28,28 @@ inline void expect_naive_and_flash_agree(const std::vector<std::string>& variant
       const auto flash = build_case(variant, axes);
       SCOPED_TRACE(variant + " " + flash.params.canonical());
       EXPECT_LE(nmse(run_on_gpu(flash), run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
+    }
+  }
+  expect_no_validation_errors(before);
+}
+
+// The same q, k, v (and scale) through attn.nope and each variant, in both
+// impls: the position terms must move o far beyond the variant's tolerance
+// (random tables at their default scale).
+inline void expect_differs_from_nope(const std::vector<std::string>& variants) {
+  const uint64_t before = instance().validation_error_count();
+  for (const auto& variant : variants) {
+    for (const char* impl : {"naive", "flash"}) {
+      std::map<std::string, std::string> axes{{"heads", "4"},    {"kv_heads", "2"}, {"seq", "40"},
+                                              {"kv_seq", "200"}, {"dim", "32"},     {"impl", impl}};
+      auto pos = build_case(variant, axes, 7);
+      axes["scale"] = fmt::format("{:.17g}", pos.params.f("scale"));
+      auto nope = build_case("attn.nope", axes, 7);
+      for (const char* name : {"q", "k", "v"}) nope.tensors.at(name) = pos.tensors.at(name);
+      SCOPED_TRACE(variant + " " + impl);
+      const double diff = nmse(run_on_gpu(pos, "o"), run_on_gpu(nope, "o"));
+      EXPECT_GT(diff, 1e4 * pos.impl->tolerance().nmse);
+      EXPECT_GT(diff, 1e-3);
     }
   }
   expect_no_validation_errors(before);
