@@ -6,7 +6,6 @@
 // max_distance in both bucket modes, DeBERTa |delta| > 256 and the clamp),
 // naive and flash on the same inputs, and outputs that measurably differ
 // from attn.nope's on the same q, k, v.
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>

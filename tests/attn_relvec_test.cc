@@ -7,7 +7,6 @@
 // memory), and on the GPU: both impls x dtypes x causal on GQA, M != N and
 // decode shapes, Shaw distances past K, key splits, naive and flash on the
 // same inputs, and outputs that measurably differ from attn.nope's.
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
