@@ -100,8 +100,7 @@ class AttnDebertaCase : public AttnCase {
     };
     return {tensor("kr", TensorRole::kInput, s.dtype, {s.heads, two_s, s.dim}, "[H,2S,D]"),
             tensor("qr", TensorRole::kInput, s.dtype, {s.heads, two_s, s.dim}, "[H,2S,D]"),
-            rel_table_tensor("deberta_idx", s.seq, s.kv_seq),
-            table("c2p", tables_.c2p, s.seq, "[B,H,N,R]"),
+            rel_table_tensor("deberta_idx", s.seq, s.kv_seq), table("c2p", tables_.c2p, s.seq, "[B,H,N,R]"),
             table("p2c", tables_.p2c, s.kv_seq, "[B,H,M,R]")};
   }
   std::vector<std::string> extra_bindings() const override { return {"deberta_idx", "kr", "qr", "c2p", "p2c"}; }
@@ -113,9 +112,7 @@ class AttnDebertaCase : public AttnCase {
   void extra_push(PushConstants& push) const override {
     push.u32(static_cast<uint32_t>(rows_.lo)).u32(static_cast<uint32_t>(rows_.width)).u32(2u * buckets_);
   }
-  std::vector<uint32_t> flash_spec_constants() const override {
-    return {tables_.c2p ? 1u : 0u, tables_.p2c ? 1u : 0u};
-  }
+  std::vector<uint32_t> flash_spec_constants() const override { return {tables_.c2p ? 1u : 0u, tables_.p2c ? 1u : 0u}; }
 
   // Reference: the core passes each row's q (reference_q) after the k rows
   // of its (b, kv head) slice (reference_k); the terms are computed per
@@ -238,9 +235,10 @@ class AttnDeberta : public Variant {
     for (const auto& [used, bytes, what] : {std::make_tuple(t.c2p, c2p_bytes(p, width), "c2p [B,H,N,R]"),
                                             std::make_tuple(t.p2c, p2c_bytes(p, width), "p2c [B,H,M,R]")}) {
       if (used && bytes > kTableBytes) {
-        throw CaseRejected(fmt::format("naive: the {} table (R={}) needs {} bytes, more than a storage buffer's "
-                                       "guaranteed {}",
-                                       what, width, bytes, kTableBytes));
+        throw CaseRejected(
+            fmt::format("naive: the {} table (R={}) needs {} bytes, more than a storage buffer's "
+                        "guaranteed {}",
+                        what, width, bytes, kTableBytes));
       }
     }
   }

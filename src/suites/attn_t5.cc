@@ -27,10 +27,11 @@ int int_value(const Params& p, const std::string& key) {
 }  // namespace
 
 std::vector<ParamSpec> t5_bias_params() {
-  return {int_param("num_buckets", 32, "T5 buckets nb (even; rows of bias_table [nb,H])"),
-          int_param("max_distance", 128, "T5: distance at which the log buckets end"),
-          derived_param("bidirectional", ParamType::kBool, "!causal",
-                        "T5 buckets: half the buckets for keys after the query (else all keys after it share bucket 0)")};
+  return {
+      int_param("num_buckets", 32, "T5 buckets nb (even; rows of bias_table [nb,H])"),
+      int_param("max_distance", 128, "T5: distance at which the log buckets end"),
+      derived_param("bidirectional", ParamType::kBool, "!causal",
+                    "T5 buckets: half the buckets for keys after the query (else all keys after it share bucket 0)")};
 }
 
 void resolve_t5_bias_params(Params& p) {
@@ -92,9 +93,7 @@ class AttnT5Case : public AttnCase {
   void fill_extra(TensorMap& t, Rng& rng) const override { t5_.fill(t, rng); }
 
   void prepare_reference(const TensorMap& t) const override { t5_.prepare_reference(t); }
-  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override {
-    return t5_.bias(h, qpos, kpos);
-  }
+  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override { return t5_.bias(h, qpos, kpos); }
 
   // One add per score.
   double extra_flops() const override { return shape_.scores(); }

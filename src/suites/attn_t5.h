@@ -49,8 +49,8 @@ class T5Bias {
   AttnShape shape_;
   bool bidirectional_;
   int num_buckets_, max_distance_;
-  std::vector<int32_t> buckets_;         // t5_bucket_table: entry j - i' + M - 1
-  mutable std::vector<double> table_;    // bias_table as stored, [nb,H]
+  std::vector<int32_t> buckets_;       // t5_bucket_table: entry j - i' + M - 1
+  mutable std::vector<double> table_;  // bias_table as stored, [nb,H]
 };
 
 }  // namespace pebench
