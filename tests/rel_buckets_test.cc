@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <utility>
@@ -379,14 +380,31 @@ TEST(RelBuckets, TablesHoldTheIdOfEveryQueryKeyPair) {
   EXPECT_EQ(deb256.front(), 511);  // delta = M-1 = 1099: bucket 319 + 256 clamps to 2S-1
   EXPECT_EQ(deb256.back(), 252);   // delta = -(N-1) = -4
 
-  const TensorDesc desc = rel_table_tensor("t5_bucket", N, M);
+  // The kernels' copy is GPU-written scratch of the same length.
+  const TensorDesc desc = rel_table_tensor("deberta_idx", N, M);
+  EXPECT_EQ(desc.dtype, DType::kI32);
+  EXPECT_EQ(desc.role, TensorRole::kScratch);
+  EXPECT_EQ(desc.shape, std::vector<int64_t>{M + N - 1});
+}
+
+TEST(RelBuckets, ThresholdTensorHoldsTheListBits) {
+  // DeBERTa lists may hold UINT32_MAX ("never"); the i32 tensor keeps the bits.
+  const std::vector<uint32_t> list = {12, 16, UINT32_MAX};
+  const TensorDesc desc = rel_thresholds_tensor("t", list);
   EXPECT_EQ(desc.dtype, DType::kI32);
   EXPECT_EQ(desc.role, TensorRole::kConstant);
-  EXPECT_EQ(desc.shape, std::vector<int64_t>{M + N - 1});
+  EXPECT_EQ(desc.shape, std::vector<int64_t>{3});
   HostTensor host(desc);
-  store_rel_table(host, t5);
-  for (size_t e = 0; e < t5.size(); ++e) ASSERT_EQ(host.get(static_cast<int64_t>(e)), t5[e]);
-  EXPECT_THROW(store_rel_table(host, std::vector<int32_t>(3)), std::logic_error);
+  store_rel_thresholds(host, list);
+  EXPECT_EQ(std::memcmp(host.data(), list.data(), list.size() * 4), 0);
+  EXPECT_THROW(store_rel_thresholds(host, std::vector<uint32_t>(2)), std::logic_error);
+
+  // An empty list (T5 nb = 4 bidirectional) still gets one element to bind.
+  ASSERT_TRUE(t5_thresholds(true, 4, 8).empty());
+  HostTensor empty(rel_thresholds_tensor("t", {}));
+  EXPECT_EQ(empty.numel(), 1);
+  store_rel_thresholds(empty, {});
+  EXPECT_EQ(empty.get(0), 0);
 }
 
 // ---- rejections --------------------------------------------------------------------------

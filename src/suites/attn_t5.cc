@@ -45,26 +45,31 @@ T5Bias::T5Bias(const Params& p, const AttnShape& s)
       bidirectional_(p.b("bidirectional")),
       num_buckets_(static_cast<int>(p.i("num_buckets"))),
       max_distance_(static_cast<int>(p.i("max_distance"))),
+      thresholds_(t5_thresholds(bidirectional_, num_buckets_, max_distance_)),
       buckets_(t5_bucket_table(s.seq, s.kv_seq, bidirectional_, num_buckets_, max_distance_)) {}
 
 std::vector<TensorDesc> T5Bias::tensors() const {
   const AttnShape& s = shape_;
   return {tensor("bias_table", TensorRole::kInput, s.dtype, {num_buckets_, s.heads}, "[nb,H]"),
-          rel_table_tensor("t5_buckets", s.seq, s.kv_seq),
+          rel_thresholds_tensor("t5_thresholds", thresholds_),
           tensor("rel_bias", TensorRole::kScratch, DType::kF32, {s.heads, s.kv_seq + s.seq - 1}, "[H,M+N-1]")};
 }
 
 void T5Bias::fill(TensorMap& t, Rng& rng) const {
   t.at("bias_table").fill_uniform(rng, -kRange, kRange);
-  store_rel_table(t.at("t5_buckets"), buckets_);
+  store_rel_thresholds(t.at("t5_thresholds"), thresholds_);
 }
 
 void T5Bias::record(Recorder& rec) const {
   const AttnShape& s = shape_;
   const int64_t length = s.kv_seq + s.seq - 1;
   PushConstants push;
-  push.u32(static_cast<uint32_t>(s.heads)).u32(static_cast<uint32_t>(length));
-  rec.dispatch(grid_dispatch(rec, "attn_t5_bias", {"bias_table", "t5_buckets", "rel_bias"}, s.heads * length, push));
+  push.u32(static_cast<uint32_t>(s.heads))
+      .u32(static_cast<uint32_t>(length))
+      .u32(static_cast<uint32_t>(s.kv_seq))
+      .u32(static_cast<uint32_t>(num_buckets_))
+      .u32(bidirectional_ ? 1u : 0u);
+  rec.dispatch(grid_dispatch(rec, "attn_t5_bias", {"bias_table", "t5_thresholds", "rel_bias"}, s.heads * length, push));
 }
 
 void T5Bias::prepare_reference(const TensorMap& t) const { table_ = t.at("bias_table").to_f64(); }

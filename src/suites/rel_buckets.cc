@@ -328,14 +328,21 @@ std::vector<int32_t> deberta_idx_table(int64_t N, int64_t M, int bucket_size, in
 }
 
 TensorDesc rel_table_tensor(std::string name, int64_t N, int64_t M) {
-  return tensor(std::move(name), TensorRole::kConstant, DType::kI32, {rel_table_length(N, M)}, "[M+N-1]");
+  return tensor(std::move(name), TensorRole::kScratch, DType::kI32, {rel_table_length(N, M)}, "[M+N-1]");
 }
 
-void store_rel_table(HostTensor& tensor, const std::vector<int32_t>& table) {
-  if (tensor.desc().dtype != DType::kI32 || tensor.numel() != static_cast<int64_t>(table.size())) {
-    throw std::logic_error(fmt::format("store_rel_table: tensor {} is not i32 [{}]", tensor.desc().name, table.size()));
+TensorDesc rel_thresholds_tensor(std::string name, const std::vector<uint32_t>& thresholds) {
+  const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(thresholds.size()));
+  return tensor(std::move(name), TensorRole::kConstant, DType::kI32, {count}, "[thresholds]");
+}
+
+void store_rel_thresholds(HostTensor& tensor, const std::vector<uint32_t>& thresholds) {
+  const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(thresholds.size()));
+  if (tensor.desc().dtype != DType::kI32 || tensor.numel() != count) {
+    throw std::logic_error(fmt::format("store_rel_thresholds: tensor {} is not i32 [{}]", tensor.desc().name, count));
   }
-  std::memcpy(tensor.data(), table.data(), table.size() * sizeof(int32_t));
+  std::memset(tensor.data(), 0, tensor.bytes());
+  if (!thresholds.empty()) std::memcpy(tensor.data(), thresholds.data(), thresholds.size() * sizeof(uint32_t));
 }
 
 }  // namespace pebench
