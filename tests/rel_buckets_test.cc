@@ -3,11 +3,14 @@
 // exact evaluation of the spec's formulas, properties over wide ranges, the
 // per-distance tables, rejections, and the GPU probe against the host for
 // every distance in [-20000, 20000].
+#include "suites/rel_buckets.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <utility>
@@ -17,7 +20,6 @@
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
 #include "runtime/pipeline.h"
-#include "suites/rel_buckets.h"
 #include "test_util.h"
 
 namespace pebench {
@@ -110,9 +112,8 @@ std::vector<int64_t> t5_fact_mismatches(const std::function<int(int64_t, bool)>&
   };
   // Bidirectional, rp = -40..40, as the spec's run lengths.
   const std::vector<std::pair<int, int>> runs = {
-      {12, 9}, {11, 9}, {10, 7}, {9, 4}, {8, 4}, {7, 1},  {6, 1},  {5, 1},  {4, 1},  {3, 1},  {2, 1},  {1, 1},
-      {0, 1},  {17, 1}, {18, 1}, {19, 1}, {20, 1}, {21, 1}, {22, 1}, {23, 1}, {24, 4}, {25, 4}, {26, 7}, {27, 9},
-      {28, 9}};
+      {12, 9}, {11, 9}, {10, 7}, {9, 4},  {8, 4},  {7, 1},  {6, 1},  {5, 1},  {4, 1},  {3, 1},  {2, 1},  {1, 1}, {0, 1},
+      {17, 1}, {18, 1}, {19, 1}, {20, 1}, {21, 1}, {22, 1}, {23, 1}, {24, 4}, {25, 4}, {26, 7}, {27, 9}, {28, 9}};
   int64_t rp = -40;
   for (const auto& [value, count] : runs) {
     for (int k = 0; k < count; ++k) expect(rp++, true, value);
@@ -128,7 +129,7 @@ std::vector<int64_t> t5_fact_mismatches(const std::function<int(int64_t, bool)>&
     if (n - 1 > 0) expect(n - 1, true, 24 + b - 1);
   }
   // Keys before the query: i - j = 0..30.
-  const int before[] = {0, 1, 2,  3,  4,  5,  6,  7,  8,  8,  8,  8,  9,  9,  9, 9,
+  const int before[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  8,  8,  8,  9,  9,  9, 9,
                         10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11};
   for (int d = 0; d <= 30; ++d) expect(-d, true, before[d]);
   // Unidirectional: rp > 0 -> 0; n = -rp in 0..15 -> n; first n of buckets 16..31.
@@ -149,10 +150,9 @@ std::vector<int64_t> deberta_fact_mismatches(const std::function<int64_t(int64_t
     if (bucket(a) != want || bucket(-a) != -want) bad.push_back(a);
   };
   for (int64_t a = 0; a <= 131; ++a) expect(a, a);
-  const std::pair<int64_t, int64_t> facts[] = {{132, 131}, {135, 133}, {140, 137}, {150, 143},  {200, 169},
-                                               {256, 192}, {300, 207}, {400, 233}, {500, 254},  {506, 255},
-                                               {507, 255}, {508, 255}, {509, 255}, {510, 255},  {511, 255},
-                                               {512, 256}, {1024, 319}};
+  const std::pair<int64_t, int64_t> facts[] = {{132, 131}, {135, 133}, {140, 137}, {150, 143}, {200, 169}, {256, 192},
+                                               {300, 207}, {400, 233}, {500, 254}, {506, 255}, {507, 255}, {508, 255},
+                                               {509, 255}, {510, 255}, {511, 255}, {512, 256}, {1024, 319}};
   for (const auto& [a, want] : facts) expect(a, want);
   if (bucket(505) == 255) bad.push_back(505);  // 506 is the first of 255
   return bad;
@@ -161,8 +161,7 @@ std::vector<int64_t> deberta_fact_mismatches(const std::function<int64_t(int64_t
 // ---- spec facts ----------------------------------------------------------------------
 
 TEST(RelBucketsT5, SpecFactsHold) {
-  EXPECT_EQ(t5_fact_mismatches([](int64_t rp, bool bi) { return t5_bucket(rp, bi, 32, 128); }),
-            std::vector<int64_t>{});
+  EXPECT_EQ(t5_fact_mismatches([](int64_t rp, bool bi) { return t5_bucket(rp, bi, 32, 128); }), std::vector<int64_t>{});
   // The same facts, read off the threshold lists the GPU gets.
   EXPECT_EQ(t5_thresholds(true, 32, 128), (std::vector<uint32_t>{12, 16, 23, 32, 46, 64, 91}));
   EXPECT_EQ(t5_thresholds(false, 32, 128),
@@ -170,13 +169,12 @@ TEST(RelBucketsT5, SpecFactsHold) {
 }
 
 TEST(RelBucketsDeberta, SpecFactsHold) {
-  EXPECT_EQ(deberta_fact_mismatches([](int64_t d) { return deberta_log_bucket(d, 256, 512); }),
-            std::vector<int64_t>{});
+  EXPECT_EQ(deberta_fact_mismatches([](int64_t d) { return deberta_log_bucket(d, 256, 512); }), std::vector<int64_t>{});
   // idx = clamp(bucket + S, 0, 2S-1).
   EXPECT_EQ(deberta_idx(0, 256, 512), 256);
   EXPECT_EQ(deberta_idx(131, 256, 512), 387);
   EXPECT_EQ(deberta_idx(511, 256, 512), 511);
-  EXPECT_EQ(deberta_idx(512, 256, 512), 511);   // 256 + 256 clamps to 2S-1
+  EXPECT_EQ(deberta_idx(512, 256, 512), 511);  // 256 + 256 clamps to 2S-1
   EXPECT_EQ(deberta_idx(-511, 256, 512), 1);
   EXPECT_EQ(deberta_idx(-512, 256, 512), 0);
   EXPECT_EQ(deberta_idx(-1024, 256, 512), 0);
@@ -246,8 +244,8 @@ TEST(RelBucketsDeberta, EqualsTheExactDefinition) {
     int bucket_size, max_position;
     int64_t a_max;
   };
-  for (const P p : {P{256, 512, 3000}, P{128, 1024, 4000}, P{2, 3, 50}, P{3, 10, 50}, P{4, 4, 100},
-                    P{10, 12, 500}, P{64, 40, 2000}}) {
+  for (const P p : {P{256, 512, 3000}, P{128, 1024, 4000}, P{2, 3, 50}, P{3, 10, 50}, P{4, 4, 100}, P{10, 12, 500},
+                    P{64, 40, 2000}}) {
     SCOPED_TRACE(::testing::Message() << "position_buckets=" << p.bucket_size
                                       << " max_relative_positions=" << p.max_position);
     const std::vector<int> want = deberta_by_definition(p.bucket_size, p.max_position, p.a_max);
@@ -261,8 +259,8 @@ TEST(RelBucketsDeberta, EqualsTheExactDefinition) {
 // The threshold lists the GPU uses agree with the host's buckets, for
 // several parameter sets.
 TEST(RelBuckets, ThresholdListsMarkEveryBoundary) {
-  for (const auto& [bi, nb, md] : {std::tuple{true, 32, 128}, std::tuple{false, 32, 128},
-                                   std::tuple{true, 64, 256}, std::tuple{false, 64, 256}}) {
+  for (const auto& [bi, nb, md] :
+       {std::tuple{true, 32, 128}, std::tuple{false, 32, 128}, std::tuple{true, 64, 256}, std::tuple{false, 64, 256}}) {
     const int half = bi ? nb / 2 : nb, exact = half / 2;
     const std::vector<uint32_t>& firsts = t5_thresholds(bi, nb, md);
     ASSERT_EQ(firsts.size(), static_cast<size_t>(half - exact - 1));
@@ -382,14 +380,31 @@ TEST(RelBuckets, TablesHoldTheIdOfEveryQueryKeyPair) {
   EXPECT_EQ(deb256.front(), 511);  // delta = M-1 = 1099: bucket 319 + 256 clamps to 2S-1
   EXPECT_EQ(deb256.back(), 252);   // delta = -(N-1) = -4
 
-  const TensorDesc desc = rel_table_tensor("t5_bucket", N, M);
+  // The kernels' copy is GPU-written scratch of the same length.
+  const TensorDesc desc = rel_table_tensor("deberta_idx", N, M);
+  EXPECT_EQ(desc.dtype, DType::kI32);
+  EXPECT_EQ(desc.role, TensorRole::kScratch);
+  EXPECT_EQ(desc.shape, std::vector<int64_t>{M + N - 1});
+}
+
+TEST(RelBuckets, ThresholdTensorHoldsTheListBits) {
+  // DeBERTa lists may hold UINT32_MAX ("never"); the i32 tensor keeps the bits.
+  const std::vector<uint32_t> list = {12, 16, UINT32_MAX};
+  const TensorDesc desc = rel_thresholds_tensor("t", list);
   EXPECT_EQ(desc.dtype, DType::kI32);
   EXPECT_EQ(desc.role, TensorRole::kConstant);
-  EXPECT_EQ(desc.shape, std::vector<int64_t>{M + N - 1});
+  EXPECT_EQ(desc.shape, std::vector<int64_t>{3});
   HostTensor host(desc);
-  store_rel_table(host, t5);
-  for (size_t e = 0; e < t5.size(); ++e) ASSERT_EQ(host.get(static_cast<int64_t>(e)), t5[e]);
-  EXPECT_THROW(store_rel_table(host, std::vector<int32_t>(3)), std::logic_error);
+  store_rel_thresholds(host, list);
+  EXPECT_EQ(std::memcmp(host.data(), list.data(), list.size() * 4), 0);
+  EXPECT_THROW(store_rel_thresholds(host, std::vector<uint32_t>(2)), std::logic_error);
+
+  // An empty list (T5 nb = 4 bidirectional) still gets one element to bind.
+  ASSERT_TRUE(t5_thresholds(true, 4, 8).empty());
+  HostTensor empty(rel_thresholds_tensor("t", {}));
+  EXPECT_EQ(empty.numel(), 1);
+  store_rel_thresholds(empty, {});
+  EXPECT_EQ(empty.get(0), 0);
 }
 
 // ---- rejections --------------------------------------------------------------------------
@@ -405,9 +420,9 @@ std::string rejection(F f) {
 }
 
 // The call throws CaseRejected with `name` in its message.
-#define EXPECT_REJECTED(call, name)                                                   \
-  do {                                                                                \
-    const std::string what = rejection(call);                                         \
+#define EXPECT_REJECTED(call, name)                                                       \
+  do {                                                                                    \
+    const std::string what = rejection(call);                                             \
     EXPECT_NE(what.find(name), std::string::npos) << "wanted " << (name) << ": " << what; \
   } while (0)
 

@@ -1,7 +1,8 @@
 // attn.deberta's hooks (encodings.md section 3, HF DisentangledSelfAttention):
 // s = scale (q_i.k_j + q_i.kr[h,idx] + k_j.qr[h,idx]), idx = the exact
-// DeBERTa row of delta = i' - j, read from the host's table deberta_idx
-// [M+N-1] at j - i' + M - 1 (rel_buckets.h: no float log).
+// DeBERTa row of delta = i' - j, read from the table deberta_idx [M+N-1] at
+// j - i' + M - 1, which attn_deberta_idx.comp wrote before the kernel with
+// rel_buckets.glsl's integer deberta_idx (no float log).
 //
 // The two position terms come either from tables that attn_deberta_rel.comp
 // wrote before the kernel, c2p [B,H,N,R] = scale q.kr and p2c [B,H,M,R] =

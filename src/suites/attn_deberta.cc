@@ -13,6 +13,11 @@
 // (N + M) R D multiply-adds instead of 2 N M D. Otherwise (decode, short
 // sequences) flash computes the term per score from the kr/qr row. naive
 // always uses both tables, as HF does. deberta_hooks.glsl reads either.
+//
+// idx itself comes from a first pre-pass (attn_deberta_idx.comp): the
+// table deberta_idx [M+N-1] of rel_buckets.glsl's exact deberta_idx per
+// distance, from the host's threshold list, so the kernels use the GPU's
+// bucket function; the host's deberta_idx_table serves the reference only.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,14 +79,17 @@ class AttnDebertaCase : public AttnCase {
         max_position_(static_cast<int>(p.i("max_relative_positions"))),
         rows_(rel_rows(p)),
         tables_(choose_tables(p)),
+        thresholds_(deberta_log_thresholds(buckets_, max_position_, deberta_idx_threshold_count(buckets_))),
         idx_(deberta_idx_table(shape_.seq, shape_.kv_seq, buckets_, max_position_)) {
     plan();
   }
 
   void record(Recorder& rec) const override {
+    record_idx(rec);
+    // The c2p/p2c tables do not read idx, so one barrier covers all three.
     if (tables_.c2p) record_table(rec, "q", "kr", "c2p", shape_.heads, shape_.seq);
     if (tables_.p2c) record_table(rec, "k", "qr", "p2c", shape_.kv_heads, shape_.kv_seq);
-    if (tables_.c2p || tables_.p2c) rec.barrier();
+    rec.barrier();
     AttnCase::record(rec);
   }
 
@@ -100,6 +108,7 @@ class AttnDebertaCase : public AttnCase {
     };
     return {tensor("kr", TensorRole::kInput, s.dtype, {s.heads, two_s, s.dim}, "[H,2S,D]"),
             tensor("qr", TensorRole::kInput, s.dtype, {s.heads, two_s, s.dim}, "[H,2S,D]"),
+            rel_thresholds_tensor("deberta_thresholds", thresholds_),
             rel_table_tensor("deberta_idx", s.seq, s.kv_seq),
             table("c2p", tables_.c2p, s.seq, "[B,H,N,R]"),
             table("p2c", tables_.p2c, s.kv_seq, "[B,H,M,R]")};
@@ -108,14 +117,12 @@ class AttnDebertaCase : public AttnCase {
   void fill_extra(TensorMap& t, Rng& rng) const override {
     t.at("kr").fill_uniform(rng, -1.0, 1.0);
     t.at("qr").fill_uniform(rng, -1.0, 1.0);
-    store_rel_table(t.at("deberta_idx"), idx_);
+    store_rel_thresholds(t.at("deberta_thresholds"), thresholds_);
   }
   void extra_push(PushConstants& push) const override {
     push.u32(static_cast<uint32_t>(rows_.lo)).u32(static_cast<uint32_t>(rows_.width)).u32(2u * buckets_);
   }
-  std::vector<uint32_t> flash_spec_constants() const override {
-    return {tables_.c2p ? 1u : 0u, tables_.p2c ? 1u : 0u};
-  }
+  std::vector<uint32_t> flash_spec_constants() const override { return {tables_.c2p ? 1u : 0u, tables_.p2c ? 1u : 0u}; }
 
   // Reference: the core passes each row's q (reference_q) after the k rows
   // of its (b, kv head) slice (reference_k); the terms are computed per
@@ -170,6 +177,19 @@ class AttnDebertaCase : public AttnCase {
   }
 
  private:
+  // The idx table (attn_deberta_idx.comp): entry e = deberta_idx(delta =
+  // (M-1) - e), the layout of deberta_idx_table.
+  void record_idx(Recorder& rec) const {
+    const AttnShape& s = shape_;
+    const int64_t length = s.kv_seq + s.seq - 1;
+    PushConstants push;
+    push.u32(static_cast<uint32_t>(length))
+        .u32(static_cast<uint32_t>(s.kv_seq))
+        .u32(static_cast<uint32_t>(buckets_))
+        .u32(static_cast<uint32_t>(thresholds_.size()));
+    rec.dispatch(grid_dispatch(rec, "attn_deberta_idx", {"deberta_thresholds", "deberta_idx"}, length, push));
+  }
+
   // One table (attn_deberta_rel.comp): scale x.rel[h, lo + w] for every row
   // of x (q or k, `x_heads` heads of `rows` rows) and query head h.
   void record_table(Recorder& rec, const std::string& x, const std::string& rel, const std::string& out,
@@ -211,7 +231,8 @@ class AttnDebertaCase : public AttnCase {
   int buckets_, max_position_;
   RelRows rows_;
   Tables tables_;
-  std::vector<int32_t> idx_;  // deberta_idx_table: entry j - i' + M - 1
+  std::vector<uint32_t> thresholds_;  // deberta_log_thresholds for idx, for the pre-pass
+  std::vector<int32_t> idx_;          // deberta_idx_table (reference): entry j - i' + M - 1
   mutable const HostTensor* kr_ = nullptr;
   mutable const HostTensor* qr_ = nullptr;
   mutable std::vector<double> k_rows_, q_row_;  // the current slice's k rows, the current q row
@@ -238,9 +259,10 @@ class AttnDeberta : public Variant {
     for (const auto& [used, bytes, what] : {std::make_tuple(t.c2p, c2p_bytes(p, width), "c2p [B,H,N,R]"),
                                             std::make_tuple(t.p2c, p2c_bytes(p, width), "p2c [B,H,M,R]")}) {
       if (used && bytes > kTableBytes) {
-        throw CaseRejected(fmt::format("naive: the {} table (R={}) needs {} bytes, more than a storage buffer's "
-                                       "guaranteed {}",
-                                       what, width, bytes, kTableBytes));
+        throw CaseRejected(
+            fmt::format("naive: the {} table (R={}) needs {} bytes, more than a storage buffer's "
+                        "guaranteed {}",
+                        what, width, bytes, kTableBytes));
       }
     }
   }

@@ -27,10 +27,11 @@ int int_value(const Params& p, const std::string& key) {
 }  // namespace
 
 std::vector<ParamSpec> t5_bias_params() {
-  return {int_param("num_buckets", 32, "T5 buckets nb (even; rows of bias_table [nb,H])"),
-          int_param("max_distance", 128, "T5: distance at which the log buckets end"),
-          derived_param("bidirectional", ParamType::kBool, "!causal",
-                        "T5 buckets: half the buckets for keys after the query (else all keys after it share bucket 0)")};
+  return {
+      int_param("num_buckets", 32, "T5 buckets nb (even; rows of bias_table [nb,H])"),
+      int_param("max_distance", 128, "T5: distance at which the log buckets end"),
+      derived_param("bidirectional", ParamType::kBool, "!causal",
+                    "T5 buckets: half the buckets for keys after the query (else all keys after it share bucket 0)")};
 }
 
 void resolve_t5_bias_params(Params& p) {
@@ -44,26 +45,31 @@ T5Bias::T5Bias(const Params& p, const AttnShape& s)
       bidirectional_(p.b("bidirectional")),
       num_buckets_(static_cast<int>(p.i("num_buckets"))),
       max_distance_(static_cast<int>(p.i("max_distance"))),
+      thresholds_(t5_thresholds(bidirectional_, num_buckets_, max_distance_)),
       buckets_(t5_bucket_table(s.seq, s.kv_seq, bidirectional_, num_buckets_, max_distance_)) {}
 
 std::vector<TensorDesc> T5Bias::tensors() const {
   const AttnShape& s = shape_;
   return {tensor("bias_table", TensorRole::kInput, s.dtype, {num_buckets_, s.heads}, "[nb,H]"),
-          rel_table_tensor("t5_buckets", s.seq, s.kv_seq),
+          rel_thresholds_tensor("t5_thresholds", thresholds_),
           tensor("rel_bias", TensorRole::kScratch, DType::kF32, {s.heads, s.kv_seq + s.seq - 1}, "[H,M+N-1]")};
 }
 
 void T5Bias::fill(TensorMap& t, Rng& rng) const {
   t.at("bias_table").fill_uniform(rng, -kRange, kRange);
-  store_rel_table(t.at("t5_buckets"), buckets_);
+  store_rel_thresholds(t.at("t5_thresholds"), thresholds_);
 }
 
 void T5Bias::record(Recorder& rec) const {
   const AttnShape& s = shape_;
   const int64_t length = s.kv_seq + s.seq - 1;
   PushConstants push;
-  push.u32(static_cast<uint32_t>(s.heads)).u32(static_cast<uint32_t>(length));
-  rec.dispatch(grid_dispatch(rec, "attn_t5_bias", {"bias_table", "t5_buckets", "rel_bias"}, s.heads * length, push));
+  push.u32(static_cast<uint32_t>(s.heads))
+      .u32(static_cast<uint32_t>(length))
+      .u32(static_cast<uint32_t>(s.kv_seq))
+      .u32(static_cast<uint32_t>(num_buckets_))
+      .u32(bidirectional_ ? 1u : 0u);
+  rec.dispatch(grid_dispatch(rec, "attn_t5_bias", {"bias_table", "t5_thresholds", "rel_bias"}, s.heads * length, push));
 }
 
 void T5Bias::prepare_reference(const TensorMap& t) const { table_ = t.at("bias_table").to_f64(); }
@@ -92,9 +98,7 @@ class AttnT5Case : public AttnCase {
   void fill_extra(TensorMap& t, Rng& rng) const override { t5_.fill(t, rng); }
 
   void prepare_reference(const TensorMap& t) const override { t5_.prepare_reference(t); }
-  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override {
-    return t5_.bias(h, qpos, kpos);
-  }
+  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override { return t5_.bias(h, qpos, kpos); }
 
   // One add per score.
   double extra_flops() const override { return shape_.scores(); }

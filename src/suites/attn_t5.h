@@ -4,9 +4,11 @@
 //
 // The bias depends on (h, j - i') only, so a small pre-pass
 // (attn_t5_bias.comp) writes it once per head and distance,
-// rel_bias [H, M+N-1] (f32), from bias_table and the host's bucket table
-// (t5_bucket_table: exact integers, no float log); both kernels then read
-// one float per score, rel_bias[h, j - i' + M - 1] (t5_hooks.glsl).
+// rel_bias [H, M+N-1] (f32), from bias_table and the bucket that
+// rel_buckets.glsl's t5_bucket computes from the host's threshold list
+// (exact integers, no float log); both kernels then read one float per
+// score, rel_bias[h, j - i' + M - 1] (t5_hooks.glsl). The host's
+// t5_bucket_table serves the reference only.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,9 @@ class T5Bias {
 
   T5Bias(const Params& p, const AttnShape& s);
 
-  // bias_table [nb,H] (input, storage dtype), t5_buckets [M+N-1] (i32
-  // constant), rel_bias [H, M+N-1] (f32 scratch, what the kernels read).
+  // bias_table [nb,H] (input, storage dtype), t5_thresholds (i32 constant,
+  // t5_thresholds()), rel_bias [H, M+N-1] (f32 scratch, what the kernels
+  // read).
   std::vector<TensorDesc> tensors() const;
   void fill(TensorMap& t, Rng& rng) const;
   // The pre-pass that writes rel_bias; the caller adds the barrier.
@@ -49,8 +52,9 @@ class T5Bias {
   AttnShape shape_;
   bool bidirectional_;
   int num_buckets_, max_distance_;
-  std::vector<int32_t> buckets_;         // t5_bucket_table: entry j - i' + M - 1
-  mutable std::vector<double> table_;    // bias_table as stored, [nb,H]
+  std::vector<uint32_t> thresholds_;   // t5_thresholds, for the pre-pass
+  std::vector<int32_t> buckets_;       // t5_bucket_table (reference): entry j - i' + M - 1
+  mutable std::vector<double> table_;  // bias_table as stored, [nb,H]
 };
 
 }  // namespace pebench

@@ -29,7 +29,7 @@ struct RatioPower {
 class BigNat {
  public:
   void mul_pow(uint64_t base, uint64_t exp) {  // base >= 1 keeps it normalised
-    uint64_t chunk = 1;  // base^k in as few 64-bit steps as fit
+    uint64_t chunk = 1;                        // base^k in as few 64-bit steps as fit
     for (uint64_t i = 0; i < exp; ++i) {
       if (chunk > std::numeric_limits<uint64_t>::max() / base) {
         mul(chunk);
@@ -84,12 +84,13 @@ constexpr long double kMaxExactBits = 1 << 20;
 int compare_ratio_powers(const RatioPower& a, const RatioPower& b) {
   const long double la = log_term(a), lb = log_term(b);
   if (std::fabs(la - lb) > kLogMargin * (1 + la + lb)) return la > lb ? 1 : -1;
-  const long double bits = (a.exp * std::log2(static_cast<long double>(a.num)) +
-                            b.exp * std::log2(static_cast<long double>(b.den)));
+  const long double bits =
+      (a.exp * std::log2(static_cast<long double>(a.num)) + b.exp * std::log2(static_cast<long double>(b.den)));
   if (bits > kMaxExactBits) {
-    throw std::overflow_error(fmt::format("relative bucket: a near-tie of ({}/{})^{} and ({}/{})^{} needs a "
-                                          "{:.0f}-bit exact product",
-                                          a.num, a.den, a.exp, b.num, b.den, b.exp, static_cast<double>(bits)));
+    throw std::overflow_error(
+        fmt::format("relative bucket: a near-tie of ({}/{})^{} and ({}/{})^{} needs a "
+                    "{:.0f}-bit exact product",
+                    a.num, a.den, a.exp, b.num, b.den, b.exp, static_cast<double>(bits)));
   }
   BigNat lhs, rhs;
   lhs.mul_pow(a.num, a.exp);
@@ -116,9 +117,7 @@ T5Shape t5_shape(bool bidirectional, int num_buckets) {
 std::vector<uint32_t> compute_t5_thresholds(bool bidirectional, int num_buckets, int max_distance) {
   const T5Shape s = t5_shape(bidirectional, num_buckets);
   const uint64_t md = static_cast<uint64_t>(max_distance), L = s.log_buckets, exact = s.exact;
-  auto reaches = [&](uint64_t n, uint64_t t) {
-    return compare_ratio_powers({n, exact, L}, {md, exact, t}) >= 0;
-  };
+  auto reaches = [&](uint64_t n, uint64_t t) { return compare_ratio_powers({n, exact, L}, {md, exact, t}) >= 0; };
   std::vector<uint32_t> firsts;
   for (uint64_t t = 1; t < L; ++t) {
     // The estimate exact * (md/exact)^(t/L) only picks where to start; the
@@ -145,9 +144,9 @@ int t5_bucket_from(const std::vector<uint32_t>& firsts, bool bidirectional, int 
   }
   if (n < s.exact) return static_cast<int>(bucket + n);
   // Entries <= n; past the last one n stays in the last bucket (the spec's min(.., nb - 1)).
-  const auto log_bucket = std::upper_bound(firsts.begin(), firsts.end(), n,
-                                           [](uint64_t v, uint32_t first) { return v < first; }) -
-                          firsts.begin();
+  const auto log_bucket =
+      std::upper_bound(firsts.begin(), firsts.end(), n, [](uint64_t v, uint32_t first) { return v < first; }) -
+      firsts.begin();
   return static_cast<int>(bucket + s.exact + static_cast<uint64_t>(log_bucket));
 }
 
@@ -165,12 +164,12 @@ struct DebertaLog {
   // min(u(a), cap) for a > mid: the smallest u with within(a, u). A cap
   // keeps every exponent below it (deberta_idx needs no u above S - mid).
   uint64_t offset(uint64_t a, uint64_t cap = kNoCap) const {
-    if (q == 0) return 0;         // the spec's ceil(0 * ...) = 0
-    if (cap <= 1) return cap;     // u(a) >= 1 for a > mid
+    if (q == 0) return 0;      // the spec's ceil(0 * ...) = 0
+    if (cap <= 1) return cap;  // u(a) >= 1 for a > mid
     if (cap != kNoCap && !within(a, cap - 1)) return cap;
     // The estimate only picks where to start; within() settles it.
-    const long double guess = q * std::log(static_cast<long double>(a) / mid) /
-                              std::log1p(static_cast<long double>(top - mid) / mid);
+    const long double guess =
+        q * std::log(static_cast<long double>(a) / mid) / std::log1p(static_cast<long double>(top - mid) / mid);
     uint64_t u = static_cast<uint64_t>(std::clamp<long double>(std::ceil(guess), 1, static_cast<long double>(cap - 1)));
     while (u > 1 && within(a, u - 1)) --u;
     while (!within(a, u)) ++u;
@@ -187,9 +186,8 @@ void check_t5_params(bool bidirectional, int num_buckets, int max_distance) {
     throw CaseRejected(fmt::format("num_buckets={} must be even and >= 2", num_buckets));
   }
   if (bidirectional && num_buckets < 4) {
-    throw CaseRejected(
-        fmt::format("num_buckets={} must be >= 4 when bidirectional (each direction needs an exact bucket)",
-                    num_buckets));
+    throw CaseRejected(fmt::format(
+        "num_buckets={} must be >= 4 when bidirectional (each direction needs an exact bucket)", num_buckets));
   }
   if (num_buckets > kRelBucketMaxBuckets) {
     throw CaseRejected(fmt::format("num_buckets={} exceeds {}", num_buckets, kRelBucketMaxBuckets));
@@ -258,9 +256,10 @@ int deberta_idx(int64_t delta, int bucket_size, int max_position) {
 std::vector<uint32_t> deberta_log_thresholds(int bucket_size, int max_position, int count) {
   check_deberta_params(bucket_size, max_position);
   if (count < 0 || count > kRelBucketMaxThresholds) {
-    throw CaseRejected(fmt::format("{} DeBERTa bucket thresholds (position_buckets={}, max_relative_positions={}) "
-                                   "exceed the shader's {}",
-                                   count, bucket_size, max_position, kRelBucketMaxThresholds));
+    throw CaseRejected(
+        fmt::format("{} DeBERTa bucket thresholds (position_buckets={}, max_relative_positions={}) "
+                    "exceed the shader's {}",
+                    count, bucket_size, max_position, kRelBucketMaxThresholds));
   }
   const DebertaLog d(bucket_size, max_position);
   const uint64_t never = std::numeric_limits<uint32_t>::max();
@@ -317,9 +316,9 @@ std::vector<int32_t> deberta_idx_table(int64_t N, int64_t M, int bucket_size, in
     const uint64_t a = magnitude(delta);
     int64_t bucket = delta;
     if (a > static_cast<uint64_t>(mid)) {
-      const int64_t u = std::upper_bound(firsts.begin(), firsts.end(), a,
-                                         [](uint64_t v, uint32_t first) { return v < first; }) -
-                        firsts.begin();
+      const int64_t u =
+          std::upper_bound(firsts.begin(), firsts.end(), a, [](uint64_t v, uint32_t first) { return v < first; }) -
+          firsts.begin();
       bucket = (mid + u) * (delta < 0 ? -1 : 1);
     }
     table[static_cast<size_t>(e)] =
@@ -329,14 +328,21 @@ std::vector<int32_t> deberta_idx_table(int64_t N, int64_t M, int bucket_size, in
 }
 
 TensorDesc rel_table_tensor(std::string name, int64_t N, int64_t M) {
-  return tensor(std::move(name), TensorRole::kConstant, DType::kI32, {rel_table_length(N, M)}, "[M+N-1]");
+  return tensor(std::move(name), TensorRole::kScratch, DType::kI32, {rel_table_length(N, M)}, "[M+N-1]");
 }
 
-void store_rel_table(HostTensor& tensor, const std::vector<int32_t>& table) {
-  if (tensor.desc().dtype != DType::kI32 || tensor.numel() != static_cast<int64_t>(table.size())) {
-    throw std::logic_error(fmt::format("store_rel_table: tensor {} is not i32 [{}]", tensor.desc().name, table.size()));
+TensorDesc rel_thresholds_tensor(std::string name, const std::vector<uint32_t>& thresholds) {
+  const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(thresholds.size()));
+  return tensor(std::move(name), TensorRole::kConstant, DType::kI32, {count}, "[thresholds]");
+}
+
+void store_rel_thresholds(HostTensor& tensor, const std::vector<uint32_t>& thresholds) {
+  const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(thresholds.size()));
+  if (tensor.desc().dtype != DType::kI32 || tensor.numel() != count) {
+    throw std::logic_error(fmt::format("store_rel_thresholds: tensor {} is not i32 [{}]", tensor.desc().name, count));
   }
-  std::memcpy(tensor.data(), table.data(), table.size() * sizeof(int32_t));
+  std::memset(tensor.data(), 0, tensor.bytes());
+  if (!thresholds.empty()) std::memcpy(tensor.data(), thresholds.data(), thresholds.size() * sizeof(uint32_t));
 }
 
 }  // namespace pebench

@@ -77,8 +77,15 @@ int64_t rel_table_length(int64_t N, int64_t M);
 std::vector<int32_t> t5_bucket_table(int64_t N, int64_t M, bool bidirectional, int num_buckets, int max_distance);
 // DeBERTa: entry = deberta_idx(delta = -rp), the row of kr/qr [H, 2S, D].
 std::vector<int32_t> deberta_idx_table(int64_t N, int64_t M, int bucket_size, int max_position);
-// The i32 kConstant tensor [M+N-1] that holds such a table, and its filling.
+// These host tables are the reference's. The kernels' copies are computed
+// on the GPU by rel_buckets.glsl from a threshold list, so that what they
+// read is the shader's exact bucket, not a host upload of it.
+// The i32 kScratch tensor [M+N-1] a pre-pass writes such a table into.
 TensorDesc rel_table_tensor(std::string name, int64_t N, int64_t M);
-void store_rel_table(HostTensor& tensor, const std::vector<int32_t>& table);
+// A threshold list as an i32 kConstant tensor holding the uint32 entries'
+// bits (shaders read it as uint), at least one element because a binding
+// cannot be empty (an empty list is never read), and its filling.
+TensorDesc rel_thresholds_tensor(std::string name, const std::vector<uint32_t>& thresholds);
+void store_rel_thresholds(HostTensor& tensor, const std::vector<uint32_t>& thresholds);
 
 }  // namespace pebench
