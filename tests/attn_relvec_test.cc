@@ -413,6 +413,19 @@ TEST(RelVecGpuShaw, DistancesPastKAndSmallAndLargeK) {
                       12);
 }
 
+TEST(RelVecGpu, LongUnsplitKeyRangesValidate) {
+  // Enough rows that keys are split only for llvmpipe's loop budget, so an
+  // invocation walks a long key range: XL's per-slot queue loops, left rolled
+  // by llvmpipe, once cut this short silently (H 8, N 2048, D 64 wrong).
+  for (const char* variant : {"attn.shaw", "attn.xl", "attn.complex"}) {
+    const Axes axes{{"impl", "flash"}, {"dtype", "f32"},   {"heads", "8"},
+                    {"seq", "1024"},   {"kv_seq", "2048"}, {"dim", "32"}};
+    auto c = test::build_case(variant, axes);
+    EXPECT_GE(dynamic_cast<const AttnCase&>(*c.impl).flash_plan().keys_per_split, 1024);
+    expect_all_validate(variant, axes, 1);
+  }
+}
+
 TEST(RelVecGpu, LongKeysWithSplits) {
   // A staged prefill over 4k keys split for parallelism (Shaw: only the
   // splits near the diagonal reach idx > 0; XL: queues primed per split),

@@ -79,11 +79,13 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
       if (content) dots[r] += dot(qc, attn_k[c]);
     }
   }
-  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-    const uint q0 = r * (r + 1) / 2;
-    [[unroll]] for (uint e = 0; e < r; ++e) xl_queue[q0 + e] = xl_queue[q0 + e + 1];
-    xl_queue[q0 + r] = d[r] + vd;  // for key j + r
-  }
+  // Every queue advances by one: shifting the whole concatenation left moves
+  // each queue's entries forward, and the entry that crosses into queue r's
+  // tail is overwritten by its new value. One constant trip count: llvmpipe
+  // left the per-queue loop (trip count r) rolled, which spent the loop
+  // budget (65535 iterations) per key and cut long key ranges short.
+  [[unroll]] for (uint e = 0; e + 1 < ROWS * (ROWS + 1) / 2; ++e) xl_queue[e] = xl_queue[e + 1];
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) xl_queue[r * (r + 1) / 2 + r] = d[r] + vd;  // for key j + r
 }
 
 void xl_keys_begin(uint kb) {
