@@ -39,21 +39,13 @@ constexpr int64_t kTableMinColumns = 16;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int int_value(const Params& p, const std::string& key) {
-  const int64_t v = p.i(key);
-  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
-    throw CaseRejected(fmt::format("{}={} is out of range", key, v));
-  }
-  return static_cast<int>(v);
-}
-
 // The kr/qr rows the case's distances reach: idx is non-decreasing in
 // delta = i' - j, which runs from 1 - N to M - 1.
 struct RelRows {
   int64_t lo, width;
 };
 RelRows rel_rows(const Params& p) {
-  const int S = int_value(p, "position_buckets"), P = int_value(p, "max_relative_positions");
+  const int S = int_param_value(p, "position_buckets"), P = int_param_value(p, "max_relative_positions");
   const int64_t lo = deberta_idx(1 - p.i("seq"), S, P), hi = deberta_idx(p.i("kv_seq") - 1, S, P);
   return {lo, hi - lo + 1};
 }
@@ -251,7 +243,7 @@ class AttnDeberta : public Variant {
   }
   void resolve(Params& p) const override {
     resolve_attn_params(p, 1.0 / std::sqrt(3.0 * static_cast<double>(p.i("dim"))));
-    check_deberta_params(int_value(p, "position_buckets"), int_value(p, "max_relative_positions"));
+    check_deberta_params(int_param_value(p, "position_buckets"), int_param_value(p, "max_relative_positions"));
     rel_table_length(p.i("seq"), p.i("kv_seq"));
     require_u32_items(p.i("heads") * 2 * p.i("position_buckets") * p.i("dim"), "kr");
     const Tables t = choose_tables(p);

@@ -14,18 +14,6 @@
 
 namespace pebench {
 
-namespace {
-
-int int_value(const Params& p, const std::string& key) {
-  const int64_t v = p.i(key);
-  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
-    throw CaseRejected(fmt::format("{}={} is out of range", key, v));
-  }
-  return static_cast<int>(v);
-}
-
-}  // namespace
-
 std::vector<ParamSpec> t5_bias_params() {
   return {
       int_param("num_buckets", 32, "T5 buckets nb (even; rows of bias_table [nb,H])"),
@@ -36,7 +24,7 @@ std::vector<ParamSpec> t5_bias_params() {
 
 void resolve_t5_bias_params(Params& p) {
   if (!p.has("bidirectional")) p.set("bidirectional", !p.b("causal"));
-  check_t5_params(p.b("bidirectional"), int_value(p, "num_buckets"), int_value(p, "max_distance"));
+  check_t5_params(p.b("bidirectional"), int_param_value(p, "num_buckets"), int_param_value(p, "max_distance"));
   rel_table_length(p.i("seq"), p.i("kv_seq"));
 }
 

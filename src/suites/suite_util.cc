@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <limits>
 
 namespace pebench {
 
@@ -10,6 +11,14 @@ void require_u32_items(int64_t items, const std::string& what) {
   if (items > static_cast<int64_t>(UINT32_MAX)) {
     throw CaseRejected(fmt::format("{} has {} elements; kernels index with 32 bits", what, items));
   }
+}
+
+int int_param_value(const Params& p, const std::string& key) {
+  const int64_t v = p.i(key);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
+    throw CaseRejected(fmt::format("{}={} is out of range", key, v));
+  }
+  return static_cast<int>(v);
 }
 
 Tolerance rounding_tolerance(DType dtype, double ops, const std::string& model) {

@@ -10,17 +10,15 @@
 
 namespace pebench {
 
-inline TensorDesc tensor(std::string name, TensorRole role, DType dtype, std::vector<int64_t> shape,
-                         std::string doc) {
+inline TensorDesc tensor(std::string name, TensorRole role, DType dtype, std::vector<int64_t> shape, std::string doc) {
   return TensorDesc{std::move(name), role, dtype, std::move(shape), std::move(doc)};
 }
 
 // A 1-D grid-stride dispatch of `shader` over `items` work items, each
 // costing `loop_iterations_per_item` inner-loop iterations: workgroup size
 // from the device (spec constant 0), group count from the planner.
-inline Dispatch grid_dispatch(const Recorder& rec, std::string shader, std::vector<std::string> buffers,
-                              int64_t items, PushConstants push, uint32_t loop_iterations_per_item = 0,
-                              uint32_t preferred_wg = 256) {
+inline Dispatch grid_dispatch(const Recorder& rec, std::string shader, std::vector<std::string> buffers, int64_t items,
+                              PushConstants push, uint32_t loop_iterations_per_item = 0, uint32_t preferred_wg = 256) {
   const uint32_t wg = rec.launch().workgroup_size(preferred_wg);
   Dispatch d;
   d.shader = std::move(shader);
@@ -34,6 +32,10 @@ inline Dispatch grid_dispatch(const Recorder& rec, std::string shader, std::vect
 // Throws CaseRejected unless `items` fits the uint32 index space of the
 // kernels.
 void require_u32_items(int64_t items, const std::string& what);
+
+// Integer parameter `key` as an int; CaseRejected naming the value when it
+// does not fit.
+int int_param_value(const Params& p, const std::string& key);
 
 // Tolerance of a kernel whose only error is rounding in f32 arithmetic plus
 // the output's storage rounding: `ops` roundings of 2^-24 each (f32), or the
