@@ -254,6 +254,24 @@ TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {
   }
 }
 
+TEST(AttnGpu, ValidatesEveryHeadDimTheIssueNames) {
+  // 32, 64, 80 and 96 are multiples of 16 or of 4 only; 128 and 256 halve
+  // the row slots and tile keys (registers and shared memory per row).
+  for (const char* dim : {"32", "96", "128", "256"}) {
+    SCOPED_TRACE(std::string("dim=") + dim);
+    expect_all_validate("attn.nope",
+                        {{"impl", "naive,flash"},
+                         {"dtype", "f32,f16"},
+                         {"causal", "1"},
+                         {"heads", "4"},
+                         {"kv_heads", "2"},
+                         {"seq", "20"},
+                         {"kv_seq", "70"},
+                         {"dim", dim}},
+                        4);
+  }
+}
+
 TEST(AttnGpu, ValidatesLongKeysWithSplits) {
   // Decode over 16k keys (direct splits + combine), and a staged prefill over
   // 8k keys split for parallelism: a silently truncated loop would fail here.
