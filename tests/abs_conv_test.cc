@@ -61,21 +61,11 @@ class FilledVariant : public Variant {
   Fill fill_;
 };
 
-PlannedCase plan_one(const std::string& variant, const Axes& axes) {
-  SweepSpec spec;
-  spec.variant_globs = {variant};
-  for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
-  auto planned = expand_sweep(Registry::instance(), spec);
-  if (planned.size() != 1) throw std::runtime_error(fmt::format("{} cases, expected one", planned.size()));
-  if (!planned[0].rejected.empty()) throw std::runtime_error("rejected: " + planned[0].rejected);
-  return planned[0];
-}
-
 // Runs one case on the test GPU with inputs from `fill` (validated against
 // its reference like any case) and returns what the GPU wrote to `output`,
 // read back from the case's dump.
 HostTensor run_filled(const std::string& variant, const Axes& axes, Fill fill, const std::string& output = "y") {
-  const PlannedCase pc = plan_one(variant, axes);
+  const PlannedCase pc = test::plan_accepted(variant, axes);
   const FilledVariant filled(*pc.variant, std::move(fill));
   GpuContext& ctx = test::gpu();
   CaseResult r;
@@ -176,8 +166,9 @@ TEST(AbsConvGrouped, BordersSeeTheZeroPadding) {
   for (const Shape& s : {Shape{"32", "4", 8}, Shape{"6", "2", 3}}) {
     for (const int64_t k : {4, 5}) {
       for (const char* dtype : {"f32", "f16"}) {
-        const Axes axes{{"batch", "2"},        {"seq", "11"},       {"d_model", s.d},
-                        {"groups", s.groups}, {"kernel", std::to_string(k)}, {"dtype", dtype}};
+        const Axes axes{
+            {"batch", "2"},  {"seq", "11"}, {"d_model", s.d}, {"groups", s.groups}, {"kernel", std::to_string(k)},
+            {"dtype", dtype}};
         SCOPED_TRACE(fmt::format("d_model={} groups={} kernel={} {}", s.d, s.groups, k, dtype));
         const auto expected = [&](int64_t n, int64_t) {
           return 1.0 + gelu(0.125 * static_cast<double>(s.cg * taps_inside(n, 11, k, k / 2)));
@@ -256,8 +247,8 @@ TEST(AbsConvGrouped, GeluMatchesErfOnADenseGrid) {
     HostTensor& bias = t.at("bias");
     for (int64_t o = 0; o < d; ++o) bias.set(o, z_at(o));
   };
-  const Axes axes{{"batch", "1"},  {"seq", "1"},     {"d_model", std::to_string(d)},
-                  {"groups", std::to_string(d)}, {"kernel", "1"}, {"dtype", "f32"}};
+  const Axes axes{{"batch", "1"},  {"seq", "1"},    {"d_model", std::to_string(d)}, {"groups", std::to_string(d)},
+                  {"kernel", "1"}, {"dtype", "f32"}};
   const HostTensor y = run_filled("abs.conv_grouped", axes, grid);
   double worst = 0, worst_z = 0;
   for (int64_t o = 0; o < d; ++o) {
@@ -303,22 +294,16 @@ PhysicalDeviceInfo fake_device(bool phone) {
   return info;
 }
 
-std::unique_ptr<Case> make_case(const std::string& variant, const Axes& axes) {
-  const PlannedCase pc = plan_one(variant, axes);
-  return pc.variant->make(pc.params);
-}
-
 TEST(AbsConvGrouped, TilesFitASmallDevice) {
   FakeRecorder rec(fake_device(true));
-  make_case("abs.conv_grouped", {{"seq", "1024"}, {"d_model", "768"}, {"dtype", "f16"}})->record(rec);
+  test::make_case("abs.conv_grouped", {{"seq", "1024"}, {"d_model", "768"}, {"dtype", "f16"}})->record(rec);
   ASSERT_EQ(rec.dispatches.size(), 1u);
   const Dispatch& d = rec.dispatches[0];
   // Spec constants: WG, CC (channels per chunk), K, TN (positions per
   // workgroup); the shader's shared arrays are CC*(TN+KP) floats of x and
   // CC*KP*TO floats of w, TO = 4 output channels, KP = K rounded up to 4.
   ASSERT_GE(d.spec_constants.size(), 4u);
-  const uint64_t wg = d.spec_constants[0], cc = d.spec_constants[1], k = d.spec_constants[2],
-                 tn = d.spec_constants[3];
+  const uint64_t wg = d.spec_constants[0], cc = d.spec_constants[1], k = d.spec_constants[2], tn = d.spec_constants[3];
   const uint64_t kp = (k + 3) / 4 * 4;
   EXPECT_EQ(k, 128u);
   EXPECT_LE(wg, 128u);
@@ -332,10 +317,10 @@ TEST(AbsConvGrouped, TilesFitASmallDevice) {
 TEST(AbsConvGrouped, RefusesWhatLlvmpipesLoopLimitWouldCut) {
   FakeRecorder rec(fake_device(false));
   // d/G = 48, K = 128: a few thousand iterations per invocation.
-  EXPECT_NO_THROW(make_case("abs.conv_grouped", {{"seq", "64"}, {"d_model", "768"}})->record(rec));
+  EXPECT_NO_THROW(test::make_case("abs.conv_grouped", {{"seq", "64"}, {"d_model", "768"}})->record(rec));
   // d/G = 1024, K = 256: over 60000.
   try {
-    make_case("abs.conv_grouped", {{"seq", "64"}, {"d_model", "1024"}, {"groups", "1"}, {"kernel", "256"}})
+    test::make_case("abs.conv_grouped", {{"seq", "64"}, {"d_model", "1024"}, {"groups", "1"}, {"kernel", "256"}})
         ->record(rec);
     ADD_FAILURE() << "no Unsupported";
   } catch (const Unsupported& e) {
@@ -343,7 +328,7 @@ TEST(AbsConvGrouped, RefusesWhatLlvmpipesLoopLimitWouldCut) {
   }
   // A kernel whose taps do not fit in shared memory at all.
   try {
-    make_case("abs.conv_grouped", {{"seq", "64"}, {"d_model", "16"}, {"kernel", "4096"}})->record(rec);
+    test::make_case("abs.conv_grouped", {{"seq", "64"}, {"d_model", "16"}, {"kernel", "4096"}})->record(rec);
     ADD_FAILURE() << "no Unsupported";
   } catch (const Unsupported& e) {
     EXPECT_NE(std::string(e.what()).find("kernel=4096"), std::string::npos) << e.what();
@@ -353,11 +338,12 @@ TEST(AbsConvGrouped, RefusesWhatLlvmpipesLoopLimitWouldCut) {
 // --- costs --------------------------------------------------------------------
 
 TEST(AbsConv, CostCountsEveryMultiplyAdd) {
-  const Cost c = make_case("abs.conv", {{"batch", "2"}, {"seq", "10"}, {"d_model", "6"}, {"kernel", "5"}})->cost();
-  EXPECT_EQ(c.flops, 2.0 * 10 * 6 * (2 * 5 + 2));                  // k multiply-adds + bias + residual
-  EXPECT_EQ(c.bytes, 4.0 * (2 * 2 * 10 * 6 + 6 * 5 + 6));          // x, y, w, bias in f32
-  const Cost g = make_case("abs.conv_grouped",
-                           {{"batch", "2"}, {"seq", "10"}, {"d_model", "32"}, {"groups", "4"}, {"kernel", "5"}})
+  const Cost c =
+      test::make_case("abs.conv", {{"batch", "2"}, {"seq", "10"}, {"d_model", "6"}, {"kernel", "5"}})->cost();
+  EXPECT_EQ(c.flops, 2.0 * 10 * 6 * (2 * 5 + 2));          // k multiply-adds + bias + residual
+  EXPECT_EQ(c.bytes, 4.0 * (2 * 2 * 10 * 6 + 6 * 5 + 6));  // x, y, w, bias in f32
+  const Cost g = test::make_case("abs.conv_grouped",
+                                 {{"batch", "2"}, {"seq", "10"}, {"d_model", "32"}, {"groups", "4"}, {"kernel", "5"}})
                      ->cost();
   EXPECT_EQ(g.flops, 2.0 * 2 * 10 * 32 * 8 * 5 + 5.0 * 2 * 10 * 32);  // conv + 5 per output
   EXPECT_EQ(g.bytes, 4.0 * (2 * 2 * 10 * 32 + 32 * 8 * 5 + 32));

@@ -217,15 +217,6 @@ TEST(RelBiasParams, DefaultsAndTheScaleWrittenOut) {
 }
 
 // The (single) planned case of `variant` for `axes`, or its rejection.
-PlannedCase plan(const std::string& variant, const Axes& axes) {
-  SweepSpec spec;
-  spec.variant_globs = {variant};
-  for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
-  auto planned = expand_sweep(Registry::instance(), spec);
-  EXPECT_EQ(planned.size(), 1u);
-  return planned.at(0);
-}
-
 std::vector<int64_t> tensor_shape(const Case& c, const std::string& name) {
   for (const auto& t : c.tensors()) {
     if (t.name == name) return t.shape;
@@ -250,13 +241,13 @@ TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   for (const auto& w : wants) {
     Axes axes = w.axes;
     axes["impl"] = "flash";
-    const auto flash = plan("attn.deberta", axes);
+    const auto flash = test::plan_one("attn.deberta", axes);
     ASSERT_EQ(flash.rejected, "");
     const auto fc = flash.variant->make(flash.params);
     EXPECT_EQ(tensor_shape(*fc, "c2p"), w.c2p) << flash.params.canonical();
     EXPECT_EQ(tensor_shape(*fc, "p2c"), w.p2c) << flash.params.canonical();
     axes["impl"] = "naive";
-    const auto naive = plan("attn.deberta", axes);
+    const auto naive = test::plan_one("attn.deberta", axes);
     ASSERT_EQ(naive.rejected, "");
     const auto nc = naive.variant->make(naive.params);
     const int64_t n = naive.params.i("seq"), m = naive.params.i("kv_seq");
@@ -265,9 +256,9 @@ TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   }
   // A table past one storage buffer: naive is rejected with the reason,
   // flash computes that term per score instead.
-  const auto naive = plan("attn.deberta", {{"impl", "naive"}, {"seq", "8192"}, {"heads", "16"}});
+  const auto naive = test::plan_one("attn.deberta", {{"impl", "naive"}, {"seq", "8192"}, {"heads", "16"}});
   EXPECT_NE(naive.rejected.find("c2p"), std::string::npos) << naive.rejected;
-  const auto flash = plan("attn.deberta", {{"impl", "flash"}, {"seq", "8192"}, {"heads", "16"}});
+  const auto flash = test::plan_one("attn.deberta", {{"impl", "flash"}, {"seq", "8192"}, {"heads", "16"}});
   EXPECT_EQ(flash.rejected, "");
   EXPECT_EQ(tensor_shape(*flash.variant->make(flash.params), "c2p"), (std::vector<int64_t>{1}));
 }
@@ -283,7 +274,7 @@ TEST(RelBiasFlashPlan, StaysUnderLlvmpipesLoopBudget) {
         Axes axes = shape;
         axes["impl"] = "flash";
         axes["dim"] = dim;
-        const auto p = plan(variant, axes);
+        const auto p = test::plan_one(variant, axes);
         ASSERT_EQ(p.rejected, "");
         const auto c = p.variant->make(p.params);
         const auto& a = dynamic_cast<const AttnCase&>(*c);

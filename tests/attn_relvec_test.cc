@@ -305,15 +305,6 @@ TEST(RelVecCost, CountsEachTermWhereItIsCheapest) {
 // ---- the flash plan ----------------------------------------------------------------
 
 // The (single) planned case of `variant` for `axes`, or its rejection.
-PlannedCase plan(const std::string& variant, const Axes& axes) {
-  SweepSpec spec;
-  spec.variant_globs = {variant};
-  for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
-  auto planned = expand_sweep(Registry::instance(), spec);
-  EXPECT_EQ(planned.size(), 1u);
-  return planned.at(0);
-}
-
 const FlashDevice kLavapipe{32768, 1024, 8, true};
 
 TEST(RelVecFlashPlan, StaysUnderLlvmpipesLoopBudgetWithTheHookLoops) {
@@ -328,7 +319,7 @@ TEST(RelVecFlashPlan, StaysUnderLlvmpipesLoopBudgetWithTheHookLoops) {
         axes["impl"] = "flash";
         axes["dim"] = dim;
         if (std::string(variant) == "attn.shaw") axes["max_rel"] = "64";
-        const auto p = plan(variant, axes);
+        const auto p = test::plan_one(variant, axes);
         ASSERT_EQ(p.rejected, "");
         const auto c = p.variant->make(p.params);
         const auto& a = dynamic_cast<const AttnCase&>(*c);
@@ -533,7 +524,7 @@ TEST(RelVecRejects, BadParametersFailCleanlyWithTheirValue) {
     }
   }
   // Naive has no cap on max_rel (beyond 2^20).
-  EXPECT_EQ(plan("attn.shaw", {{"impl", "naive"}, {"max_rel", "65"}, {"seq", "8"}}).rejected, "");
+  EXPECT_EQ(test::plan_one("attn.shaw", {{"impl", "naive"}, {"max_rel", "65"}, {"seq", "8"}}).rejected, "");
   // From the command line: the reason, naming the value.
   const auto out = test::run_pebench({"run", "--variant", "attn.shaw", "--param", "max_rel=-3", "--seq", "8", "--out",
                                       test::temp_dir("relvec-bad") + "/r.json", "--quiet"});

@@ -157,17 +157,6 @@ TEST(AttnCost, CountsTheDefinitionsMultiplyAdds) {
 
 const AttnCase& attn_case(const test::BuiltCase& c) { return dynamic_cast<const AttnCase&>(*c.impl); }
 
-// A case for one parameter set, without host tensors (plans only).
-std::unique_ptr<Case> plan_case(const std::string& variant, const Axes& axes) {
-  SweepSpec spec;
-  spec.variant_globs = {variant};
-  for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
-  const auto planned = expand_sweep(Registry::instance(), spec);
-  EXPECT_EQ(planned.size(), 1u);
-  EXPECT_EQ(planned.at(0).rejected, "");
-  return planned.at(0).variant->make(planned.at(0).params);
-}
-
 FlashTiles tiles_for(const test::BuiltCase& c, const FlashDevice& dev) {
   return flash_tiles(attn_case(c).shape(), attn_case(c).flash_plan(), dev);
 }
@@ -198,7 +187,7 @@ TEST(AttnFlashPlan, StaysUnderLlvmpipesLoopBudget) {
         Axes axes = shape;
         axes["impl"] = "flash";
         axes["dim"] = dim;
-        const auto c = plan_case(variant, axes);
+        const auto c = test::make_case(variant, axes);
         const auto& a = dynamic_cast<const AttnCase&>(*c);
         SCOPED_TRACE(std::string(variant) + " dim=" + dim + " kv_seq=" + std::to_string(a.shape().kv_seq));
         const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);

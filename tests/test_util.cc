@@ -124,16 +124,31 @@ CaseResult run_case(const std::string& variant, const std::map<std::string, std:
   return results.empty() ? CaseResult{} : results.front();
 }
 
-BuiltCase build_case(const std::string& variant, const std::map<std::string, std::string>& axes, uint64_t seed) {
+PlannedCase plan_one(const std::string& variant, const std::map<std::string, std::string>& axes) {
   SweepSpec spec;
   spec.variant_globs = {variant};
   for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
   auto planned = expand_sweep(Registry::instance(), spec);
   if (planned.size() != 1) throw std::runtime_error(fmt::format("{} cases, expected one", planned.size()));
-  if (!planned[0].rejected.empty()) throw std::runtime_error("rejected: " + planned[0].rejected);
+  return planned[0];
+}
+
+PlannedCase plan_accepted(const std::string& variant, const std::map<std::string, std::string>& axes) {
+  PlannedCase pc = plan_one(variant, axes);
+  if (!pc.rejected.empty()) throw std::runtime_error("rejected: " + pc.rejected);
+  return pc;
+}
+
+std::unique_ptr<Case> make_case(const std::string& variant, const std::map<std::string, std::string>& axes) {
+  const PlannedCase pc = plan_accepted(variant, axes);
+  return pc.variant->make(pc.params);
+}
+
+BuiltCase build_case(const std::string& variant, const std::map<std::string, std::string>& axes, uint64_t seed) {
+  const PlannedCase planned = plan_accepted(variant, axes);
   BuiltCase b;
-  b.variant = planned[0].variant;
-  b.params = planned[0].params;
+  b.variant = planned.variant;
+  b.params = planned.params;
   b.impl = b.variant->make(b.params);
   for (const auto& t : b.impl->tensors()) {
     if (t.role != TensorRole::kScratch) b.tensors.emplace(t.name, HostTensor(t));

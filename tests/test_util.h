@@ -12,6 +12,7 @@
 #include "harness/case_run.h"
 #include "harness/gpu_context.h"
 #include "harness/result.h"
+#include "harness/sweep.h"
 #include "harness/variant.h"
 #include "runtime/instance.h"
 
@@ -34,6 +35,14 @@ std::vector<CaseResult> run_cases(const std::string& variant, const std::map<std
 // Exactly one case; fails the test if the axes give more or fewer.
 CaseResult run_case(const std::string& variant, const std::map<std::string, std::string>& axes,
                     RunOptions options = {});
+
+// The one case `variant` and the axes select (KEY -> comma list), through
+// expand_sweep; throws unless there is exactly one. plan_one may return a
+// rejected case (`rejected` holds the reason); plan_accepted throws then.
+PlannedCase plan_one(const std::string& variant, const std::map<std::string, std::string>& axes);
+PlannedCase plan_accepted(const std::string& variant, const std::map<std::string, std::string>& axes);
+// The Case of plan_accepted, without host tensors (plans, tensors, cost).
+std::unique_ptr<Case> make_case(const std::string& variant, const std::map<std::string, std::string>& axes);
 
 // A case built without the GPU: its parameters (resolved), the Case, and
 // host tensors with inputs filled by the case's own generator, for
