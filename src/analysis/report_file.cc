@@ -282,4 +282,10 @@ ReportFile load_report(const std::string& path) {
   return parse_report(doc, path);
 }
 
+std::vector<ReportFile> load_reports(const std::vector<std::string>& paths) {
+  std::vector<ReportFile> reports;
+  for (const auto& p : paths) reports.push_back(load_report(p));
+  return reports;
+}
+
 }  // namespace pebench

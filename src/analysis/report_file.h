@@ -89,6 +89,8 @@ struct ReportFile {
 
 // Reads and checks `path`. Throws ReportError("PATH: problem").
 ReportFile load_report(const std::string& path);
+// load_report of each path, in order; the first bad file throws.
+std::vector<ReportFile> load_reports(const std::vector<std::string>& paths);
 // Checks an already-parsed report; `path` is only for messages.
 ReportFile parse_report(const nlohmann::json& doc, const std::string& path);
 

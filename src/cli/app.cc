@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/report_file.h"
 #include "cli/command.h"
 #include "harness/build_info.h"
 #include "harness/errors.h"
@@ -63,6 +64,9 @@ int pebench_main(int argc, char** argv) {
     try {
       return cmd->run(*sub);
     } catch (const UsageError& e) {
+      std::fprintf(stderr, "pebench %s: error: %s\n", cmd->name().c_str(), e.what());
+      return 2;
+    } catch (const ReportError& e) {  // a report given on the command line is unreadable or malformed
       std::fprintf(stderr, "pebench %s: error: %s\n", cmd->name().c_str(), e.what());
       return 2;
     } catch (const std::exception& e) {

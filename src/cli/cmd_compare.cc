@@ -41,14 +41,7 @@ class CompareCommand : public Command {
     if (!(options_.alpha > 0 && options_.alpha < 1)) {
       throw UsageError(fmt::format("--alpha {} must be between 0 and 1", options_.alpha));
     }
-    std::vector<ReportFile> reports;
-    for (const auto& p : paths_) {
-      try {
-        reports.push_back(load_report(p));
-      } catch (const ReportError& e) {
-        throw UsageError(e.what());
-      }
-    }
+    const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
     const CompareResult result = run_compare(reports, options_, gate_);
     if (format_ == "json") {
       std::cout << compare_json(reports, result).dump(2) << "\n" << std::flush;

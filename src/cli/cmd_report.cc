@@ -7,7 +7,6 @@
 #include "analysis/html_report.h"
 #include "cli/command.h"
 #include "harness/build_info.h"
-#include "harness/errors.h"
 #include "harness/report.h"
 
 namespace pebench {
@@ -24,14 +23,7 @@ class ReportCommand : public Command {
   }
 
   int run(CLI::App&) override {
-    std::vector<ReportFile> reports;
-    for (const auto& p : paths_) {
-      try {
-        reports.push_back(load_report(p));
-      } catch (const ReportError& e) {
-        throw UsageError(e.what());
-      }
-    }
+    const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
     HtmlReportOptions options;
     options.generated = iso8601_now();
     const BuildInfo& b = build_info();
