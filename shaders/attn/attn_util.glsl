@@ -10,6 +10,16 @@
 const float ATTN_MASKED = -1.0e30;
 const float ATTN_VISIBLE = -1.0e29;  // s > ATTN_VISIBLE: the key is visible
 
+// The push constants every attention kernel starts with, in the order
+// AttnCase::push_shape (attn_common.cc) packs them.
+#define ATTN_PUSH_SHAPE \
+  uint heads;    /* H */   \
+  uint kv_heads; /* Hkv */ \
+  uint seq;      /* N */   \
+  uint kv_seq;   /* M */   \
+  uint causal;             \
+  float scale;
+
 // exp(s - m) for a visible score, exactly 0 for a masked one (lavapipe's exp
 // clamps its argument, so exp(-1e30) alone would be 2^-127, not 0).
 float attn_weight(float s, float m) { return s > ATTN_VISIBLE ? exp(s - m) : 0.0; }

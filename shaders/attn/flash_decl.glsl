@@ -96,12 +96,7 @@ layout(std430, binding = 5) writeonly buffer PartAcc { vec4 part_acc[]; };
 #endif
 
 layout(push_constant) uniform Push {
-  uint heads;           // H
-  uint kv_heads;        // Hkv
-  uint seq;             // N
-  uint kv_seq;          // M
-  uint causal;
-  float scale;
+  ATTN_PUSH_SHAPE
   uint keys_per_split;  // keys of one split (all M when splits == 1)
   uint splits;          // > 1: write partials for attn_combine
   uint total_rows;      // B*H*N

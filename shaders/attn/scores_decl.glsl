@@ -37,12 +37,7 @@ layout(std430, binding = 2) writeonly buffer Scores { float scores[]; };  // [sl
 #endif
 
 layout(push_constant) uniform Push {
-  uint heads;       // H
-  uint kv_heads;    // Hkv
-  uint seq;         // N
-  uint kv_seq;      // M
-  uint causal;
-  float scale;
+  ATTN_PUSH_SHAPE
   uint slice0;      // first (b, h) slice of this pass: slice = b*H + h
   uint slices;      // slices in this pass
   ATTN_EXTRA_PUSH

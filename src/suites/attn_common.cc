@@ -71,6 +71,17 @@ double AttnShape::scores() const {
   return causal && seq == kv_seq ? n / 2 : n;
 }
 
+PushConstants AttnShape::push() const {
+  PushConstants p;
+  p.u32(static_cast<uint32_t>(heads))
+      .u32(static_cast<uint32_t>(kv_heads))
+      .u32(static_cast<uint32_t>(seq))
+      .u32(static_cast<uint32_t>(kv_seq))
+      .u32(causal ? 1 : 0)
+      .f32(static_cast<float>(scale));
+  return p;
+}
+
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {
   FlashTiles t;
   const int64_t d4 = ceil_div(s.dim, 4);
@@ -268,14 +279,8 @@ void AttnCase::record_naive(Recorder& rec) const {
     const int64_t n = std::min(slices_per_pass_, slices - s0);
     if (s0 > 0) rec.barrier();  // the previous pass's P.V has read the scratch
 
-    PushConstants sp;
-    sp.u32(static_cast<uint32_t>(s.heads))
-        .u32(static_cast<uint32_t>(s.kv_heads))
-        .u32(static_cast<uint32_t>(s.seq))
-        .u32(static_cast<uint32_t>(s.kv_seq))
-        .u32(s.causal ? 1 : 0)
-        .f32(static_cast<float>(s.scale))
-        .u32(static_cast<uint32_t>(s0))
+    PushConstants sp = s.push();
+    sp.u32(static_cast<uint32_t>(s0))
         .u32(static_cast<uint32_t>(n));
     extra_push(sp);
     std::vector<std::string> bufs{qk.q, qk.k, "scores"};
@@ -337,14 +342,8 @@ void AttnCase::record_flash(Recorder& rec) const {
         loops, f.keys_per_split, tiles.keys, rec.launch().max_loop_iterations()));
   }
   const int64_t rows = s.group() * s.seq;
-  PushConstants push;
-  push.u32(static_cast<uint32_t>(s.heads))
-      .u32(static_cast<uint32_t>(s.kv_heads))
-      .u32(static_cast<uint32_t>(s.seq))
-      .u32(static_cast<uint32_t>(s.kv_seq))
-      .u32(s.causal ? 1 : 0)
-      .f32(static_cast<float>(s.scale))
-      .u32(static_cast<uint32_t>(f.keys_per_split))
+  PushConstants push = s.push();
+  push.u32(static_cast<uint32_t>(f.keys_per_split))
       .u32(static_cast<uint32_t>(f.splits))
       .u32(static_cast<uint32_t>(s.q_rows()));
   extra_push(push);

@@ -79,6 +79,9 @@ struct AttnShape {
   // Score entries the definition computes: B*H*N*M, halved for causal N = M
   // (encodings.md section 4).
   double scores() const;
+  // The push constants every attention kernel starts with: H, Hkv, N, M,
+  // causal, scale (ATTN_PUSH_SHAPE, shaders/attn/attn_util.glsl).
+  PushConstants push() const;
 };
 
 // The flash plan. Two modes of one kernel (flash_main.glsl):
