@@ -17,6 +17,7 @@
 #include "cli/vulkan_session.h"
 #include "harness/bench_driver.h"
 #include "harness/errors.h"
+#include "harness/peak.h"
 #include "harness/presets.h"
 #include "harness/registry.h"
 #include "harness/report.h"
@@ -57,6 +58,7 @@ class RunCommand : public Command {
     app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
     app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")->capture_default_str();
     app.add_flag("--quiet", quiet_, "no progress lines");
+    app.add_flag("--no-peak", no_peak_, "do not measure the devices' roofs (devices[].peak, results[].roofline)");
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -115,6 +117,7 @@ class RunCommand : public Command {
     std::vector<std::unique_ptr<GpuContext>> contexts;
     nlohmann::json devices = nlohmann::json::array();
     std::vector<SweepCase> cases;
+    std::map<uint32_t, Roofs> roofs;
     for (uint32_t idx : selected) {
       auto ctx = GpuContext::Create(*vk.instance, vk.devices[idx]);
       if (!ctx.ok()) {
@@ -124,6 +127,7 @@ class RunCommand : public Command {
       contexts.push_back(std::move(ctx).value());
       contexts.back()->device().set_submit_timeout(timeout_s_);
       devices.push_back(device_json(vk.devices[idx]));
+      if (!no_peak_) measure_roofs(*contexts.back(), idx, devices.back(), roofs);
       for (const auto& pc : planned) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
     }
 
@@ -147,6 +151,7 @@ class RunCommand : public Command {
     options.run.dump_dir = dump_;
     options.run.seed = seed_;
     options.progress = quiet_ ? nullptr : stderr;
+    options.roofs = roofs;
     if (!user_min_time) options.min_time_s = preset ? preset->min_time_s : 0.1;
 
     std::signal(SIGINT, on_sigint);
@@ -169,6 +174,17 @@ class RunCommand : public Command {
   }
 
  private:
+  // Once per device, before its cases: the roofs every ok result is set against.
+  void measure_roofs(GpuContext& ctx, uint32_t idx, nlohmann::json& device, std::map<uint32_t, Roofs>& roofs) const {
+    const DevicePeak peak = measure_peak(ctx);
+    device["peak"] = peak_to_json(peak);
+    roofs[idx] = peak.roofs;
+    if (quiet_) return;
+    const std::string f16 = peak.roofs.f16_gflops ? fmt::format("{:.1f} GFLOP/s", *peak.roofs.f16_gflops) : "-";
+    fmt::print(stderr, "peak d{}: copy {:.2f} GB/s, f32 FMA {:.1f} GFLOP/s, f16 FMA {}\n", idx, peak.roofs.copy_gbps,
+               peak.roofs.f32_gflops, f16);
+  }
+
   int summarize(const ReportWriter& writer) {
     TextTable table({"dev", "variant", "impl", "dtype", "params", "status", "median", "GB/s", "GFLOP/s", "nmse"});
     for (size_t c : {6, 7, 8, 9}) table.align_right(c);
@@ -217,7 +233,7 @@ class RunCommand : public Command {
   std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
   std::map<std::string, std::string> axis_text_;
   std::vector<std::string> params_;
-  bool no_validate_ = false, vk_validation_ = false, quiet_ = false;
+  bool no_validate_ = false, vk_validation_ = false, quiet_ = false, no_peak_ = false;
   uint64_t seed_ = 0;
   double timeout_s_ = 120;
 };

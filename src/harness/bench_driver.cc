@@ -152,6 +152,10 @@ void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const 
     r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
                            msgs.empty() ? "(see stderr)" : msgs.front());
   }
+  if (auto roofs = options_.roofs.find(cases_[index].device_index); roofs != options_.roofs.end() && r.time &&
+      r.status == CaseStatus::kOk) {
+    r.roofline = roofline(r.cost, r.time->median, roofs->second);
+  }
   writer_.add(r);
   writer_.flush();
 

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ struct DriverOptions {
   RunOptions run;
   double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
   FILE* progress = stderr;  // one line per finished case; nullptr: quiet
+  std::map<uint32_t, Roofs> roofs;  // by device index: measured peaks, for each ok result's roofline
 };
 
 // Set from a SIGINT handler: remaining cases are skipped as "interrupted".

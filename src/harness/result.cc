@@ -97,6 +97,7 @@ nlohmann::json result_to_json(const CaseResult& r) {
     j["validation"] = nullptr;
   }
   j["vk_validation_errors"] = r.vk_validation_errors;
+  j["roofline"] = r.roofline ? roofline_to_json(*r.roofline) : nlohmann::json(nullptr);
   return j;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/params.h"
+#include "harness/roofline.h"
 #include "harness/validate.h"
 #include "harness/variant.h"
 
@@ -40,6 +41,7 @@ struct CaseResult {
   Cost cost;
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
+  std::optional<Roofline> roofline;  // ok and timed, on a device whose peak was measured
 };
 
 nlohmann::json params_to_json(const Params& p);
