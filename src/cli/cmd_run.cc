@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "analysis/text_table.h"
 #include "cli/command.h"
+#include "cli/run_table.h"
 #include "cli/vulkan_session.h"
 #include "harness/bench_driver.h"
 #include "harness/errors.h"
@@ -29,12 +29,6 @@ namespace {
 void on_sigint(int) {
   g_interrupted = true;
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
-}
-
-std::string format_time(double ns) {
-  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
-  return fmt::format("{:.3f} ms", ns / 1e6);
 }
 
 class RunCommand : public Command {
@@ -186,20 +180,9 @@ class RunCommand : public Command {
   }
 
   int summarize(const ReportWriter& writer) {
-    TextTable table({"dev", "variant", "impl", "dtype", "params", "status", "median", "GB/s", "GFLOP/s", "nmse"});
-    for (size_t c : {6, 7, 8, 9}) table.align_right(c);
     size_t ok = 0, bad = 0, other = 0;
     std::string first_bad, first_other;
     for (const auto& r : writer.results()) {
-      std::string median = "-", gbps = "-", gflops = "-", nmse = "-";
-      if (r.time) {
-        median = format_time(r.time->median);
-        if (r.cost.bytes > 0) gbps = fmt::format("{:.2f}", r.cost.bytes / r.time->median);
-        if (r.cost.flops > 0) gflops = fmt::format("{:.2f}", r.cost.flops / r.time->median);
-      }
-      if (r.validation.ran) nmse = fmt::format("{:.2g}", r.validation.nmse);
-      table.add_row({fmt::format("d{}", r.device), r.variant, r.impl, r.dtype, r.label,
-                     status_name(r.status), median, gbps, gflops, nmse});
       if (r.status == CaseStatus::kOk) {
         ++ok;
       } else if (r.status == CaseStatus::kFailed || r.status == CaseStatus::kError) {
@@ -208,7 +191,7 @@ class RunCommand : public Command {
         first_other = fmt::format("{} {}: {}", r.id, status_name(r.status), r.reason);
       }
     }
-    std::cout << table.text();
+    std::cout << run_table_text(writer.results());
     std::cout << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported; report: {}\n", ok, bad, other,
                              writer.path());
     if (g_interrupted) {

@@ -1,0 +1,55 @@
+#include "cli/run_table.h"
+
+#include <fmt/format.h>
+
+#include "analysis/comparison.h"
+#include "analysis/sample_spread.h"
+#include "analysis/text_table.h"
+
+namespace pebench {
+namespace {
+
+std::string format_time(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
+  return fmt::format("{:.3f} ms", ns / 1e6);
+}
+
+}  // namespace
+
+std::string roofline_cell(const std::optional<Roofline>& r) {
+  return r ? fmt::format("{:.0f}% {}", 100.0 * r->fraction, r->bound) : "-";
+}
+
+std::string run_table_text(const std::vector<CaseResult>& results) {
+  const double alpha = CompareOptions{}.alpha;  // what `pebench compare` will test with by default
+  TextTable table({"dev", "variant", "impl", "dtype", "params", "status", "median", "n", "IQR", "GB/s", "GFLOP/s",
+                   "roofline", "nmse"});
+  for (size_t c : {6, 7, 8, 9, 10, 11, 12}) table.align_right(c);
+  size_t too_few = 0;
+  for (const auto& r : results) {
+    std::string median = "-", n = "-", iqr = "-", gbps = "-", gflops = "-", nmse = "-";
+    if (r.time) {
+      const SampleSpread s = sample_spread(r.time->samples);
+      median = format_time(r.time->median);
+      n = samples_cell(s.n, alpha);
+      iqr = iqr_cell(s);
+      if (r.cost.bytes > 0) gbps = fmt::format("{:.2f}", r.cost.bytes / r.time->median);
+      if (r.cost.flops > 0) gflops = fmt::format("{:.2f}", r.cost.flops / r.time->median);
+      if (s.n < min_comparable_samples(alpha)) ++too_few;
+    }
+    if (r.validation.ran) nmse = fmt::format("{:.2g}", r.validation.nmse);
+    table.add_row({fmt::format("d{}", r.device), r.variant, r.impl, r.dtype, r.label, status_name(r.status), median, n,
+                   iqr, gbps, gflops, roofline_cell(r.roofline), nmse});
+  }
+  std::string out = table.text();
+  if (too_few > 0) {
+    out += fmt::format(
+        "n!: {} case(s) have fewer than {} samples, too few for `pebench compare` to call any change significant "
+        "(alpha {}); give them more time with --benchmark_min_time\n",
+        too_few, min_comparable_samples(alpha), alpha);
+  }
+  return out;
+}
+
+}  // namespace pebench

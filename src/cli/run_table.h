@@ -1,0 +1,20 @@
+// The table `pebench run` prints when the sweep ends: per case its median,
+// how many samples it has and how far they spread, its throughput and its
+// place under the device's roofs, and a note on cases with too few samples
+// to compare.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/result.h"
+
+namespace pebench {
+
+// The table and, when needed, its footnotes.
+std::string run_table_text(const std::vector<CaseResult>& results);
+
+// "83% memory": the fraction of the roof that bounds the case.
+std::string roofline_cell(const std::optional<Roofline>& r);
+
+}  // namespace pebench
