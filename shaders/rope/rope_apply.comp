@@ -1,10 +1,16 @@
 #version 450
 // rope.apply: y = x rotated at position p = offset + n (encodings.md section 2).
-// x, y: [rows = B*H, N, D]. Per (row, n) the items are first the rotations,
-// then the pass-through dims [R, D). Angles come from the fixed-point
-// frequency table (common/phase.glsl), so their error does not grow with p.
-// With VEC4 every access is a vec4 (neox: 4 pairs (t..t+3, t+R/2..); gptj:
-// 2 interleaved pairs), which is what lavapipe rewards (docs/lavapipe.md).
+// x, y: [rows = B*H, N, D]. An item is one position n and one group of
+// dims; it computes its angles (sin and cos) once and applies them to that
+// position in every one of the B*H rows: the angle depends on (n, t) only,
+// and on lavapipe sin and cos cost many times a vec4 load, so sharing them
+// across heads is what keeps this kernel at the speed of a copy. The items
+// of a position are first the rotations, then the pass-through dims [R, D).
+// Angles come from the fixed-point frequency table (common/phase.glsl), so
+// their error does not grow with p. With VEC4 every access is a vec4 (neox:
+// 4 pairs (t..t+3, t+R/2..); gptj: 2 interleaved pairs), which is what
+// lavapipe rewards (docs/lavapipe.md).
+#extension GL_EXT_control_flow_attributes : require
 #include "common/storage.glsl"
 #include "common/grid.glsl"
 #include "common/phase.glsl"
@@ -33,46 +39,54 @@ void main() {
   const bool neox = pc.neox != 0;
   const uint rot_items = VEC4 ? (neox ? half_r / 4 : pc.rotary_dim / 4) : half_r;
   const uint pass_items = VEC4 ? (pc.dim - pc.rotary_dim) / 4 : pc.dim - pc.rotary_dim;
-  const uint per_row = rot_items + pass_items;
+  const uint per_pos = rot_items + pass_items;
+  const uint row_stride = pc.seq * pc.dim;  // elements from one (b, h) row to the next at the same n
   const float f = pc.attention_factor;
-  FOR_EACH_ITEM(item, pc.rows * pc.seq * per_row) {
-    const uint rn = item / per_row;
-    const uint j = item - rn * per_row;
-    const uint p = pc.offset + rn % pc.seq;
-    const uint base = rn * pc.dim;
+  FOR_EACH_ITEM(item, pc.seq * per_pos) {
+    const uint n = item / per_pos;
+    const uint j = item - n * per_pos;
+    const uint p = pc.offset + n;
+    const uint base = n * pc.dim;
     if (j >= rot_items) {  // pass-through dims
       const uint k = j - rot_items;
       if (VEC4) {
-        y4[(base + pc.rotary_dim) / 4 + k] = x4[(base + pc.rotary_dim) / 4 + k];
+        for (uint r = 0, e = (base + pc.rotary_dim) / 4 + k; r < pc.rows; ++r, e += row_stride / 4) y4[e] = x4[e];
       } else {
-        y[base + pc.rotary_dim + k] = x[base + pc.rotary_dim + k];
+        for (uint r = 0, e = base + pc.rotary_dim + k; r < pc.rows; ++r, e += row_stride) y[e] = x[e];
       }
     } else if (VEC4 && neox) {
       const uint t = 4 * j;
       vec4 c, s;
-      for (int q = 0; q < 4; ++q) {
+      [[unroll]] for (int q = 0; q < 4; ++q) {
         const float a = phase_angle(p, freq[t + q]);
         c[q] = cos(a);
         s[q] = sin(a);
       }
-      vec4 y1, y2;
-      rope_rotate4(vec4(x4[(base + t) / 4]), vec4(x4[(base + t + half_r) / 4]), c, s, f, y1, y2);
-      y4[(base + t) / 4] = STORAGE_VEC4(y1);
-      y4[(base + t + half_r) / 4] = STORAGE_VEC4(y2);
+      for (uint r = 0, e1 = (base + t) / 4, e2 = (base + t + half_r) / 4; r < pc.rows;
+           ++r, e1 += row_stride / 4, e2 += row_stride / 4) {
+        vec4 y1, y2;
+        rope_rotate4(vec4(x4[e1]), vec4(x4[e2]), c, s, f, y1, y2);
+        y4[e1] = STORAGE_VEC4(y1);
+        y4[e2] = STORAGE_VEC4(y2);
+      }
     } else if (VEC4) {  // gptj: (2t, 2t+1) and (2t+2, 2t+3)
       const uint t = 2 * j;
       const float a0 = phase_angle(p, freq[t]), a1 = phase_angle(p, freq[t + 1]);
-      const vec4 v = vec4(x4[base / 4 + j]);
-      const vec2 r0 = rope_rotate(v.x, v.y, cos(a0), sin(a0), f);
-      const vec2 r1 = rope_rotate(v.z, v.w, cos(a1), sin(a1), f);
-      y4[base / 4 + j] = STORAGE_VEC4(vec4(r0, r1));
+      const vec2 c = vec2(cos(a0), cos(a1)), s = vec2(sin(a0), sin(a1));
+      for (uint r = 0, e = base / 4 + j; r < pc.rows; ++r, e += row_stride / 4) {
+        const vec4 v = vec4(x4[e]);
+        y4[e] = STORAGE_VEC4(vec4(rope_rotate(v.x, v.y, c.x, s.x, f), rope_rotate(v.z, v.w, c.y, s.y, f)));
+      }
     } else {
-      const uint i1 = base + (neox ? j : 2 * j);
-      const uint i2 = base + (neox ? j + half_r : 2 * j + 1);
+      const uint o1 = base + (neox ? j : 2 * j);
+      const uint o2 = base + (neox ? j + half_r : 2 * j + 1);
       const float a = phase_angle(p, freq[j]);
-      const vec2 r = rope_rotate(float(x[i1]), float(x[i2]), cos(a), sin(a), f);
-      y[i1] = STORAGE_T(r.x);
-      y[i2] = STORAGE_T(r.y);
+      const float c = cos(a), s = sin(a);
+      for (uint r = 0, i1 = o1, i2 = o2; r < pc.rows; ++r, i1 += row_stride, i2 += row_stride) {
+        const vec2 v = rope_rotate(float(x[i1]), float(x[i2]), c, s, f);
+        y[i1] = STORAGE_T(v.x);
+        y[i2] = STORAGE_T(v.y);
+      }
     }
   }
 }

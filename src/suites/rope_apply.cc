@@ -67,8 +67,9 @@ class RopeApplyCase : public Case {
         .u32(static_cast<uint32_t>(offset_))
         .u32(spec_.neox ? 1 : 0)
         .f32(static_cast<float>(spec_.attention_factor));
-    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"},
-                               batch_ * heads_ * seq_ * (rot_items + pass_items), push, vec4 && spec_.neox ? 4 : 0);
+    // One item per position and dim group, looping over the B*H rows.
+    const auto rows = static_cast<uint32_t>(batch_ * heads_);
+    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, seq_ * (rot_items + pass_items), push, rows);
     d.spec_constants.push_back(vec4 ? 1 : 0);
     rec.dispatch(d);
   }
