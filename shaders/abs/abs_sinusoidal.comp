@@ -2,15 +2,29 @@
 // abs.sinusoidal: y = x + pe(p), p = offset + n (encodings.md section 1).
 // layout 0 interleaved: pe[2t] = sin(p w_t), pe[2t+1] = cos(p w_t);
 // layout 1 concat: pe[t] = sin, pe[d/2 + t] = cos.
-// Each item computes its angles once and adds them to every batch row. With
-// VEC4 an item is one vec4 of outputs (interleaved: 2 frequencies) or two
-// (concat: 4 frequencies), since on lavapipe each buffer access costs about
-// the same whatever its width (docs/lavapipe.md).
+// An item is a block of `block` consecutive positions and one group of
+// frequencies. It evaluates sin and cos once, at the block's first position,
+// and steps to the next position by rotating (sin, cos) by w_t: four
+// multiply-adds instead of two transcendental functions, which on lavapipe
+// cost many times a vec4 load. Each step's rounding adds about 2^-24, so
+// after `block` steps (16 at most) the error is ~1e-6, far inside the
+// 2^-11 Vulkan allows sin and cos themselves; every block restarts from the
+// exact fixed-point angle (common/phase.glsl), so the error never grows with
+// p. BLOCK is a specialization constant and its loop is unrolled: on
+// llvmpipe every loop iteration costs. The host picks BLOCK = 1 on GPUs,
+// where sin and cos are cheap and parallelism is not. Each item adds its pe
+// to every batch row, stepping again per row (multiply-adds are cheap, a
+// loop around the unrolled steps would not be). With VEC4 an
+// item is one vec4 of outputs (interleaved: 2 frequencies) or two (concat:
+// 4 frequencies), since on lavapipe each buffer access costs about the same
+// whatever its width (docs/lavapipe.md).
+#extension GL_EXT_control_flow_attributes : require
 #include "common/storage.glsl"
 #include "common/grid.glsl"
 #include "common/phase.glsl"
 
 layout(constant_id = 1) const bool VEC4 = false;
+layout(constant_id = 2) const uint BLOCK = 1;  // positions per item (unrolled)
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };
 layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
@@ -26,9 +40,18 @@ layout(push_constant) uniform Push {
   uint layout_concat;
 } pc;
 
-vec2 sincos_at(uint p, uint t) {
-  const float a = phase_angle(p, freq[t]);
-  return vec2(sin(a), cos(a));
+// (sin, cos) at position p and of one step w_t, for frequency t.
+void anchor(uint p, uint t, out vec2 at_p, out vec2 step) {
+  const float a = phase_angle(p, freq[t]), w = phase_angle(1u, freq[t]);
+  at_p = vec2(sin(a), cos(a));
+  step = vec2(sin(w), cos(w));
+}
+
+// (s, c) <- rotated by one step (sw, cw): sin(a + w), cos(a + w).
+void advance(inout vec4 s, inout vec4 c, vec4 sw, vec4 cw) {
+  const vec4 s_next = s * cw + c * sw;
+  c = c * cw - s * sw;
+  s = s_next;
 }
 
 void main() {
@@ -36,33 +59,49 @@ void main() {
   const uint half_d = d / 2;
   const uint batch_stride = pc.seq * d;
   const bool concat = pc.layout_concat != 0;
-  // Items per position: scalar: one frequency; VEC4: 2 (interleaved) or 4 (concat) frequencies.
+  // Frequency groups per position: scalar: 1 frequency; VEC4: 2 (interleaved) or 4 (concat).
   const uint per_row = VEC4 ? (concat ? d / 8 : d / 4) : half_d;
-  FOR_EACH_ITEM(item, pc.seq * per_row) {
-    const uint n = item / per_row;
-    const uint k = item - n * per_row;
-    const uint p = pc.offset + n;
-    if (VEC4 && !concat) {
-      const vec2 a = sincos_at(p, 2 * k), b = sincos_at(p, 2 * k + 1);
-      const vec4 pe = vec4(a, b);
-      for (uint bi = 0, j = (n * d) / 4 + k; bi < pc.batch; ++bi, j += batch_stride / 4) {
-        y4[j] = STORAGE_VEC4(vec4(x4[j]) + pe);
-      }
-    } else if (VEC4) {
-      const uint t = 4 * k;
-      const vec2 a = sincos_at(p, t), b = sincos_at(p, t + 1), c = sincos_at(p, t + 2), e = sincos_at(p, t + 3);
-      const vec4 s = vec4(a.x, b.x, c.x, e.x), co = vec4(a.y, b.y, c.y, e.y);
-      for (uint bi = 0, j = (n * d + t) / 4; bi < pc.batch; ++bi, j += batch_stride / 4) {
-        y4[j] = STORAGE_VEC4(vec4(x4[j]) + s);
-        y4[j + half_d / 4] = STORAGE_VEC4(vec4(x4[j + half_d / 4]) + co);
-      }
-    } else {
-      const vec2 sc = sincos_at(p, k);
-      uint i_sin = n * d + (concat ? k : 2 * k);
-      uint i_cos = n * d + (concat ? half_d + k : 2 * k + 1);
-      for (uint bi = 0; bi < pc.batch; ++bi, i_sin += batch_stride, i_cos += batch_stride) {
-        y[i_sin] = STORAGE_T(float(x[i_sin]) + sc.x);
-        y[i_cos] = STORAGE_T(float(x[i_cos]) + sc.y);
+  const uint blocks = (pc.seq + BLOCK - 1) / BLOCK;
+  FOR_EACH_ITEM(item, blocks * per_row) {
+    const uint blk = item / per_row;
+    const uint k = item - blk * per_row;
+    const uint n0 = blk * BLOCK;
+    const uint n1 = min(n0 + BLOCK, pc.seq);
+    // Frequencies t0 .. t0 + nfreq - 1 in lanes 0 .. nfreq - 1 (the rest unused).
+    const uint nfreq = VEC4 ? (concat ? 4 : 2) : 1;
+    const uint t0 = nfreq * k;
+    vec4 s = vec4(0), c = vec4(0), sw = vec4(0), cw = vec4(0);
+    for (uint q = 0; q < nfreq; ++q) {
+      vec2 a, w;
+      anchor(pc.offset + n0, t0 + q, a, w);
+      s[q] = a.x;
+      c[q] = a.y;
+      sw[q] = w.x;
+      cw[q] = w.y;
+    }
+    const vec4 s0 = s, c0 = c;
+    for (uint bi = 0; bi < pc.batch; ++bi) {
+      s = s0;
+      c = c0;
+      const uint row0 = bi * batch_stride;
+      [[unroll]] for (uint step = 0; step < BLOCK; ++step) {
+        const uint n = n0 + step;
+        if (n < n1) {
+          if (VEC4 && !concat) {
+            const uint j = (row0 + n * d) / 4 + k;
+            y4[j] = STORAGE_VEC4(vec4(x4[j]) + vec4(s.x, c.x, s.y, c.y));
+          } else if (VEC4) {
+            const uint j = (row0 + n * d + t0) / 4;
+            y4[j] = STORAGE_VEC4(vec4(x4[j]) + s);
+            y4[j + half_d / 4] = STORAGE_VEC4(vec4(x4[j + half_d / 4]) + c);
+          } else {
+            const uint i_sin = row0 + n * d + (concat ? k : 2 * k);
+            const uint i_cos = row0 + n * d + (concat ? half_d + k : 2 * k + 1);
+            y[i_sin] = STORAGE_T(float(x[i_sin]) + s.x);
+            y[i_cos] = STORAGE_T(float(x[i_cos]) + c.x);
+          }
+        }
+        advance(s, c, sw, cw);
       }
     }
   }

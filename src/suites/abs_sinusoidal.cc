@@ -53,15 +53,19 @@ class SinusoidalCase : public Case {
   void record(Recorder& rec) const override {
     const bool vec4 = shape_.d % (concat_ ? 8 : 4) == 0;
     const int64_t per_row = vec4 ? shape_.d / (concat_ ? 8 : 4) : shape_.d / 2;
+    const int64_t block = positions_per_item(rec.launch(), per_row);
     PushConstants push;
     push.u32(static_cast<uint32_t>(shape_.batch))
         .u32(static_cast<uint32_t>(shape_.seq))
         .u32(static_cast<uint32_t>(shape_.d))
         .u32(static_cast<uint32_t>(shape_.offset))
         .u32(concat_ ? 1 : 0);
-    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y"}, shape_.seq * per_row, push,
-                               static_cast<uint32_t>(shape_.batch));
+    // Per item: up to 4 anchor iterations and the batch loop (the positions are unrolled).
+    const auto loop = static_cast<uint32_t>(5 + shape_.batch + 1);
+    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y"}, (shape_.seq + block - 1) / block * per_row,
+                               push, loop);
     d.spec_constants.push_back(vec4 ? 1 : 0);
+    d.spec_constants.push_back(static_cast<uint32_t>(block));
     rec.dispatch(d);
   }
 
@@ -78,6 +82,17 @@ class SinusoidalCase : public Case {
   }
 
  private:
+  // Positions one item steps through by rotation (the shader's `block`). On
+  // a CPU device sin and cos cost many times a load, so 16, fewer where that
+  // would leave too few items to keep its threads busy; on a GPU 1.
+  int64_t positions_per_item(const LaunchPlanner& launch, int64_t per_row) const {
+    if (!launch.is_cpu()) return 1;
+    constexpr int64_t kMinItems = 4096;
+    int64_t block = 16;
+    while (block > 1 && (shape_.seq + block - 1) / block * per_row < kMinItems) block /= 2;
+    return block;
+  }
+
   double frequency(int64_t i) const {
     return std::pow(base_, -2.0 * static_cast<double>(i) / static_cast<double>(shape_.d));
   }
