@@ -10,7 +10,9 @@
 // after `block` steps (16 at most) the error is ~1e-6, far inside the
 // 2^-11 Vulkan allows sin and cos themselves; every block restarts from the
 // exact fixed-point angle (common/phase.glsl), so the error never grows with
-// p. BLOCK is a specialization constant and its loop is unrolled: on
+// p. BLOCK divides seq (the host sees to it), so every block is whole and
+// the steps need no bounds test. BLOCK is a specialization constant and its
+// loop is unrolled: on
 // llvmpipe every loop iteration costs. The host picks BLOCK = 1 on GPUs,
 // where sin and cos are cheap and parallelism is not. Each item adds its pe
 // to every batch row, stepping again per row (multiply-adds are cheap, a
@@ -25,6 +27,9 @@
 
 layout(constant_id = 1) const bool VEC4 = false;
 layout(constant_id = 2) const uint BLOCK = 1;  // positions per item (unrolled)
+// The layout is a specialization constant, not a push constant, so that its
+// branches are folded away rather than taken at every step.
+layout(constant_id = 3) const bool CONCAT = false;
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };
 layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
@@ -37,7 +42,6 @@ layout(push_constant) uniform Push {
   uint seq;
   uint d_model;
   uint offset;
-  uint layout_concat;
 } pc;
 
 // (sin, cos) at position p and of one step w_t, for frequency t.
@@ -58,26 +62,27 @@ void main() {
   const uint d = pc.d_model;
   const uint half_d = d / 2;
   const uint batch_stride = pc.seq * d;
-  const bool concat = pc.layout_concat != 0;
+  const bool concat = CONCAT;
   // Frequency groups per position: scalar: 1 frequency; VEC4: 2 (interleaved) or 4 (concat).
   const uint per_row = VEC4 ? (concat ? d / 8 : d / 4) : half_d;
-  const uint blocks = (pc.seq + BLOCK - 1) / BLOCK;
+  const uint blocks = pc.seq / BLOCK;
   FOR_EACH_ITEM(item, blocks * per_row) {
     const uint blk = item / per_row;
     const uint k = item - blk * per_row;
     const uint n0 = blk * BLOCK;
-    const uint n1 = min(n0 + BLOCK, pc.seq);
     // Frequencies t0 .. t0 + nfreq - 1 in lanes 0 .. nfreq - 1 (the rest unused).
     const uint nfreq = VEC4 ? (concat ? 4 : 2) : 1;
     const uint t0 = nfreq * k;
     vec4 s = vec4(0), c = vec4(0), sw = vec4(0), cw = vec4(0);
-    for (uint q = 0; q < nfreq; ++q) {
-      vec2 a, w;
-      anchor(pc.offset + n0, t0 + q, a, w);
-      s[q] = a.x;
-      c[q] = a.y;
-      sw[q] = w.x;
-      cw[q] = w.y;
+    [[unroll]] for (uint q = 0; q < 4; ++q) {  // unrolled: constant lane indices
+      if (q < nfreq) {
+        vec2 a, w;
+        anchor(pc.offset + n0, t0 + q, a, w);
+        s[q] = a.x;
+        c[q] = a.y;
+        sw[q] = w.x;
+        cw[q] = w.y;
+      }
     }
     const vec4 s0 = s, c0 = c;
     for (uint bi = 0; bi < pc.batch; ++bi) {
@@ -86,7 +91,7 @@ void main() {
       const uint row0 = bi * batch_stride;
       [[unroll]] for (uint step = 0; step < BLOCK; ++step) {
         const uint n = n0 + step;
-        if (n < n1) {
+        {
           if (VEC4 && !concat) {
             const uint j = (row0 + n * d) / 4 + k;
             y4[j] = STORAGE_VEC4(vec4(x4[j]) + vec4(s.x, c.x, s.y, c.y));

@@ -58,14 +58,14 @@ class SinusoidalCase : public Case {
     push.u32(static_cast<uint32_t>(shape_.batch))
         .u32(static_cast<uint32_t>(shape_.seq))
         .u32(static_cast<uint32_t>(shape_.d))
-        .u32(static_cast<uint32_t>(shape_.offset))
-        .u32(concat_ ? 1 : 0);
+        .u32(static_cast<uint32_t>(shape_.offset));
     // Per item: up to 4 anchor iterations and the batch loop (the positions are unrolled).
     const auto loop = static_cast<uint32_t>(5 + shape_.batch + 1);
-    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y"}, (shape_.seq + block - 1) / block * per_row,
+    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y"}, shape_.seq / block * per_row,
                                push, loop);
     d.spec_constants.push_back(vec4 ? 1 : 0);
     d.spec_constants.push_back(static_cast<uint32_t>(block));
+    d.spec_constants.push_back(concat_ ? 1 : 0);
     rec.dispatch(d);
   }
 
@@ -82,14 +82,15 @@ class SinusoidalCase : public Case {
   }
 
  private:
-  // Positions one item steps through by rotation (the shader's `block`). On
-  // a CPU device sin and cos cost many times a load, so 16, fewer where that
-  // would leave too few items to keep its threads busy; on a GPU 1.
+  // Positions one item steps through by rotation (the shader's BLOCK, which
+  // must divide seq). On a CPU device sin and cos cost many times a load, so
+  // up to 16, fewer where that would leave too few items to keep its threads
+  // busy; on a GPU 1.
   int64_t positions_per_item(const LaunchPlanner& launch, int64_t per_row) const {
     if (!launch.is_cpu()) return 1;
     constexpr int64_t kMinItems = 4096;
     int64_t block = 16;
-    while (block > 1 && (shape_.seq + block - 1) / block * per_row < kMinItems) block /= 2;
+    while (block > 1 && (shape_.seq % block != 0 || shape_.seq / block * per_row < kMinItems)) block /= 2;
     return block;
   }
 
