@@ -17,11 +17,14 @@ namespace {
 constexpr double kFlopsPerVec4Fma = 8;
 constexpr uint64_t kMaxCopyBufferBytes = 64ull << 20;  // past a CPU's L3 or a GPU's L2, twice over
 constexpr uint32_t kMaxRepeats = 64;
-constexpr uint32_t kFmaGroups = 4096;  // enough to fill a large GPU; a CPU device loops over them
-// (unroll, vec4s per invocation): what saturates differs by device. On
-// lavapipe each loop iteration costs, so unrolling matters; on a GPU more
-// invocations hide latency.
-constexpr std::pair<uint32_t, uint32_t> kCopyConfigs[] = {{1, 1}, {1, 4}, {2, 4}, {4, 4}, {4, 16}, {8, 8}, {16, 16}};
+// Enough to fill a large GPU; a CPU device runs groups a thread at a time,
+// and a few per thread keep it busy without a long first measurement.
+constexpr uint32_t kFmaGroupsGpu = 4096, kFmaGroupsCpu = 256;
+// (unroll, vec4s per invocation): what saturates differs by device. On a GPU
+// more invocations hide latency; on lavapipe each loop iteration costs, so
+// a few vec4s per invocation, unrolled or not, did best (measured: 1 per
+// invocation 0.4-0.7x of 4; 16 or more, 0.7-0.8x).
+constexpr std::pair<uint32_t, uint32_t> kCopyConfigs[] = {{1, 1}, {1, 4}, {4, 4}, {8, 8}};
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -148,13 +151,13 @@ void measure_copy(GpuContext& ctx, Timer& timer, const PeakOptions& options, Dev
 // GFLOP/s of the FMA kernel, its loop grown until one submission takes the target time.
 double measure_fma(GpuContext& ctx, Timer& timer, const PeakOptions& options, DType arithmetic) {
   const uint32_t wg = ctx.launch().workgroup_size(256);
-  const uint32_t groups = std::min(kFmaGroups, ctx.launch().max_groups());
+  const uint32_t groups = std::min(ctx.launch().is_cpu() ? kFmaGroupsCpu : kFmaGroupsGpu, ctx.launch().max_groups());
   auto result = Buffer::Create(ctx.device(), uint64_t{groups} * wg * 16, MemoryUse::kDevice).value();
   const ComputePipeline& p = fma_pipeline(ctx, arithmetic);
   const VkDescriptorSet set = timer.bind(p, {result.get()});
   // The loop's iterations count against llvmpipe's per-invocation budget.
   const uint64_t max_iters = std::min<uint64_t>(ctx.launch().max_loop_iterations() - 2, 1u << 20);
-  uint32_t iters = 4;
+  uint32_t iters = 1;
   double ns = timer.median_ns(p, set, fma_push(iters), groups, 1, 1);
   while (ns < options.target_s * 1e9 && iters < max_iters) {
     const double grow = std::clamp(std::ceil(options.target_s * 1e9 / std::max(ns, 1.0)), 2.0, 64.0);
