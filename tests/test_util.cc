@@ -168,6 +168,12 @@ Reference BuiltCase::reference() const {
 }
 
 ProcessResult run_pebench(const std::vector<std::string>& args) {
+  std::vector<std::string> with = args;
+  if (!with.empty() && with[0] == "run") with.insert(with.begin() + 1, "--no-peak");
+  return run_pebench_with_peak(with);
+}
+
+ProcessResult run_pebench_with_peak(const std::vector<std::string>& args) {
   std::string cmd = shell_quote(PEBENCH_EXE);
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>&1";

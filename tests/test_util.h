@@ -82,8 +82,11 @@ struct ProcessResult {
   int exit_code = -1;
   std::string out;  // stdout and stderr together
 };
-// Runs the built pebench binary with `args` (shell-quoted here).
+// Runs the built pebench binary with `args` (shell-quoted here). `run` gets
+// --no-peak: measuring the roofs takes a second or more per run and only the
+// tests of the roofs need them (run_pebench_with_peak: `args` as given).
 ProcessResult run_pebench(const std::vector<std::string>& args);
+ProcessResult run_pebench_with_peak(const std::vector<std::string>& args);
 
 // A fresh empty directory under the test temp dir.
 std::string temp_dir(const std::string& name);
