@@ -69,8 +69,13 @@ class RopeApplyCase : public Case {
         .f32(static_cast<float>(spec_.attention_factor));
     // One item per position and dim group, looping over the B*H rows.
     const auto rows = static_cast<uint32_t>(batch_ * heads_);
-    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, seq_ * (rot_items + pass_items), push, rows);
+    const int64_t items = seq_ * (rot_items + pass_items);
+    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, items, push, rows);
     d.spec_constants.push_back(vec4 ? 1 : 0);
+    // One item per invocation: an item already loops over the B*H rows, and
+    // on lavapipe invocations that loop over several items were slower
+    // (CPU time per execution, seq 4096 H 8 D 64 f32: 4 items each 1.7x one).
+    d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0], rows);
     rec.dispatch(d);
   }
 
