@@ -3,10 +3,11 @@
 // throughput, each from small kernels under shaders/peak/ timed with GPU
 // timestamps.
 //
-// Copy: two buffers as large as the device allows up to 128 MiB each (past
-// any cache), copied through vec4 views with several unroll factors and
-// workgroup counts; each configuration's median, and the best
-// configuration's figure is the roof. FMA: vec4 chains (so a CPU device's
+// Copy: two buffers as large as the device allows up to 64 MiB each (past a
+// CPU's L3 or a GPU's L2), and on CPU devices also 8 MiB ones (what its L3
+// serves kernels of tens of MB from), copied through vec4 views with several
+// unroll factors and workgroup counts; each configuration's median, and the
+// best one is the roof. FMA: vec4 chains (so a CPU device's
 // SIMD width counts) on many workgroups, the work grown until one
 // submission takes `target_s`. Ratios between kernels are what the numbers
 // are for: the machine is measured as it is at that moment.
@@ -32,13 +33,14 @@ struct CopyConfig {
   uint32_t unroll = 1;                // vec4 copies per loop iteration
   uint32_t items_per_invocation = 1;  // vec4s per invocation, over the whole copy
   uint32_t groups = 0;
+  double buffer_bytes = 0;  // each of the two buffers
   double gbps = 0;  // median
 };
 
 struct DevicePeak {
   Roofs roofs;
   std::string f16_reason;  // why roofs.f16_gflops is absent
-  double copy_buffer_bytes = 0;  // each of the two buffers
+  double copy_buffer_bytes = 0;  // each of the two buffers, the large size
   std::vector<CopyConfig> copy_configs;
   std::string timing;  // "gpu-timestamp" or "wall-clock"
 };
