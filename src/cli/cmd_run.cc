@@ -17,6 +17,7 @@
 #include "cli/vulkan_session.h"
 #include "harness/bench_driver.h"
 #include "harness/errors.h"
+#include "harness/gb_output.h"
 #include "harness/peak.h"
 #include "harness/presets.h"
 #include "harness/registry.h"
@@ -91,23 +92,26 @@ class RunCommand : public Command {
     const auto planned = expand_sweep(Registry::instance(), spec);
     if (planned.empty()) throw UsageError("the selection matches no case");
 
-    // Google Benchmark flags.
+    // Google Benchmark flags: pebench applies the output, filter and listing
+    // ones itself (harness/gb_output.h), Google Benchmark the rest.
+    const GbFlags gb = parse_gb_flags(app.remaining());
     std::vector<std::string> gb_args{"pebench"};
-    bool user_min_time = false;
-    for (const auto& extra : app.remaining()) {
-      if (extra.rfind("--benchmark_", 0) != 0) throw UsageError(fmt::format("unknown option '{}'", extra));
-      user_min_time = user_min_time || extra.rfind("--benchmark_min_time", 0) == 0;
-      gb_args.push_back(extra);
-    }
+    gb_args.insert(gb_args.end(), gb.passthrough.begin(), gb.passthrough.end());
     std::vector<char*> gb_argv;
     for (auto& a : gb_args) gb_argv.push_back(a.data());
     int gb_argc = static_cast<int>(gb_argv.size());
     benchmark::Initialize(&gb_argc, gb_argv.data());
     if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
 
-    // Devices.
+    // Devices, and the cases the filter keeps.
     VulkanSession vk = open_vulkan(vk_validation_);
     const auto selected = select_devices(vk.devices, device_);
+    const FilteredCases kept = filter_cases(planned, selected, gb.filter);
+    if (gb.list_tests) {
+      for (const auto& name : kept.names) std::cout << name << "\n";
+      return 0;
+    }
+    if (kept.cases.empty()) throw UsageError(fmt::format("--benchmark_filter={} matches no case", gb.filter));
     std::vector<std::unique_ptr<GpuContext>> contexts;
     nlohmann::json devices = nlohmann::json::array();
     std::vector<SweepCase> cases;
@@ -121,8 +125,11 @@ class RunCommand : public Command {
       contexts.push_back(std::move(ctx).value());
       contexts.back()->device().set_submit_timeout(timeout_s_);
       devices.push_back(device_json(vk.devices[idx]));
+      gb_add_device_context(devices.back(), selected.size() > 1);
       if (!no_peak_) measure_roofs(*contexts.back(), idx, devices.back(), roofs);
-      for (const auto& pc : planned) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
+      for (const auto& [device, pc] : kept.cases) {
+        if (device == idx) cases.push_back(SweepCase{contexts.back().get(), idx, *pc});
+      }
     }
 
     nlohmann::json header;
@@ -136,7 +143,8 @@ class RunCommand : public Command {
                      {"seed", seed_},
                      {"validate", !no_validate_},
                      {"vulkan_validation", vk_validation_},
-                     {"cases", cases.size()}};
+                     {"cases", cases.size()},
+                     {"benchmark_filter", gb.filter.empty() ? nullptr : nlohmann::json(gb.filter)}};
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
 
@@ -146,7 +154,10 @@ class RunCommand : public Command {
     options.run.seed = seed_;
     options.progress = quiet_ ? nullptr : stderr;
     options.roofs = roofs;
-    if (!user_min_time) options.min_time_s = preset ? preset->min_time_s : 0.1;
+    options.names = kept.names;
+    GbOutput gb_out(gb);
+    if (gb_out.active()) options.gb = &gb_out;
+    if (!gb.min_time_given) options.min_time_s = preset ? preset->min_time_s : 0.1;
 
     std::signal(SIGINT, on_sigint);
     BenchDriver driver(*vk.instance, writer, options);
@@ -154,7 +165,8 @@ class RunCommand : public Command {
     std::signal(SIGINT, SIG_DFL);
     writer.flush();
 
-    const int code = summarize(writer);
+    // With a Google Benchmark format stdout is that format's alone.
+    const int code = summarize(writer, gb.format.empty() ? std::cout : std::cerr);
     for (const auto& ctx : contexts) {
       if (ctx->device().lost()) {
         // Work may still be running on that device: tearing Vulkan down now
@@ -179,7 +191,7 @@ class RunCommand : public Command {
                peak.roofs.f32_gflops, f16);
   }
 
-  int summarize(const ReportWriter& writer) {
+  int summarize(const ReportWriter& writer, std::ostream& out) {
     size_t ok = 0, bad = 0, other = 0;
     std::string first_bad, first_other;
     for (const auto& r : writer.results()) {
@@ -191,8 +203,8 @@ class RunCommand : public Command {
         first_other = fmt::format("{} {}: {}", r.id, status_name(r.status), r.reason);
       }
     }
-    std::cout << run_table_text(writer.results());
-    std::cout << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported; report: {}\n", ok, bad, other,
+    out << run_table_text(writer.results());
+    out << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported; report: {}\n", ok, bad, other,
                              writer.path());
     if (g_interrupted) {
       std::cerr << "pebench run: interrupted; the report holds the cases that finished\n";

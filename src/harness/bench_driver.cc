@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace pebench {
 
@@ -47,18 +48,38 @@ std::string format_ns(double ns) {
 class BenchDriver::Reporter : public benchmark::BenchmarkReporter {
  public:
   Reporter(BenchDriver& driver, std::map<std::string, size_t> index) : driver_(driver), index_(std::move(index)) {}
-  bool ReportContext(const Context&) override { return true; }
+  bool ReportContext(const Context& context) override {
+    if (driver_.options_.gb) driver_.options_.gb->context(context);
+    return true;
+  }
   void ReportRuns(const std::vector<Run>& runs) override {
-    std::map<size_t, std::pair<size_t, std::string>> seen;  // case -> (repetitions, error)
+    struct Seen {
+      size_t repetitions = 0;
+      std::string error;
+      double cpu_s = 0, iterations = 0;
+    };
+    std::map<size_t, Seen> seen;
     for (const Run& r : runs) {
       if (r.run_type != Run::RT_Iteration) continue;
       auto it = index_.find(r.run_name.function_name);  // without GB's "/manual_time" suffixes
       if (it == index_.end()) continue;
       auto& s = seen[it->second];
-      s.first++;
-      if (r.error_occurred) s.second = r.error_message;
+      s.repetitions++;
+      if (r.error_occurred) s.error = r.error_message;
+      s.cpu_s += r.cpu_accumulated_time;
+      s.iterations += static_cast<double>(r.iterations);
     }
-    for (const auto& [i, s] : seen) driver_.finish(i, s.first, !s.second.empty(), s.second);
+    for (const auto& [i, s] : seen) {
+      const bool fresh = !driver_.finished_[i];
+      driver_.finish(i, s.repetitions, !s.error.empty(), s.error);
+      if (fresh && driver_.options_.gb) {
+        driver_.options_.gb->report(driver_.names_[i], static_cast<int64_t>(i), driver_.results_[i],
+                                    s.iterations > 0 ? s.cpu_s / s.iterations : 0.0);
+      }
+    }
+  }
+  void Finalize() override {
+    if (driver_.options_.gb) driver_.options_.gb->finalize();
   }
 
  private:
@@ -182,6 +203,16 @@ void BenchDriver::run(const std::vector<SweepCase>& cases) {
   results_.assign(cases_.size(), CaseResult{});
   invocations_.assign(cases_.size(), {});
   finished_.assign(cases_.size(), false);
+  names_ = options_.names;
+  if (names_.size() != cases_.size()) {
+    std::vector<PlannedCase> planned;
+    std::vector<uint32_t> devices;
+    for (const auto& c : cases_) {
+      planned.push_back(c.planned);
+      devices.push_back(c.device_index);
+    }
+    names_ = gb_names(planned, devices, std::set<uint32_t>(devices.begin(), devices.end()).size() > 1);
+  }
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < cases_.size(); ++i) {
     const SweepCase& c = cases_[i];
@@ -193,10 +224,8 @@ void BenchDriver::run(const std::vector<SweepCase>& cases) {
     r.dtype = r.params.s("dtype");
     r.id = case_id(c.device_index, *c.planned.variant, r.params);
     r.label = short_params(*c.planned.variant, r.params, c.planned.explicit_keys);
-    std::string name = fmt::format("d{}/{}/{}/{}", c.device_index, r.variant, r.impl, r.dtype);
-    for (const auto& [k, v] : r.params.values()) {
-      if (k != "impl" && k != "dtype") name += "/" + k + ":" + param_to_string(v);
-    }
+    const std::string& name = names_[i];
+    r.benchmark = name;
     index[name] = i;
     auto* b = benchmark::RegisterBenchmark(name.c_str(), [this, i](benchmark::State& st) { body(i, &st); });
     b->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "harness/case_run.h"
+#include "harness/gb_output.h"
 #include "harness/gpu_context.h"
 #include "harness/report.h"
 #include "harness/sweep.h"
@@ -36,6 +37,8 @@ struct DriverOptions {
   double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
   FILE* progress = stderr;  // one line per finished case; nullptr: quiet
   std::map<uint32_t, Roofs> roofs;  // by device index: measured peaks, for each ok result's roofline
+  std::vector<std::string> names;   // each case's benchmark name (gb_names); empty: made here
+  GbOutput* gb = nullptr;           // Google Benchmark output (--benchmark_format, --benchmark_out)
 };
 
 // Set from a SIGINT handler: remaining cases are skipped as "interrupted".
@@ -64,6 +67,7 @@ class BenchDriver {
   DriverOptions options_;
   std::vector<SweepCase> cases_;
   std::vector<CaseResult> results_;
+  std::vector<std::string> names_;  // benchmark names, by case
   std::vector<std::vector<std::vector<double>>> invocations_;  // per case: samples of each invocation
   std::vector<bool> finished_;
   size_t current_ = SIZE_MAX;

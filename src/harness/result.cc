@@ -61,6 +61,7 @@ nlohmann::json result_to_json(const CaseResult& r) {
   j["dtype"] = r.dtype;
   j["params"] = params_to_json(r.params);
   j["label"] = r.label;
+  if (!r.benchmark.empty()) j["benchmark"] = r.benchmark;
   j["status"] = status_name(r.status);
   j["reason"] = r.reason;
   if (r.time) {

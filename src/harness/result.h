@@ -34,6 +34,7 @@ struct CaseResult {
   std::string dtype;
   Params params;
   std::string label;  // short human description of the parameters (shape, non-defaults)
+  std::string benchmark;  // its Google Benchmark name (harness/gb_output.h)
   CaseStatus status = CaseStatus::kError;
   std::string reason;
   std::optional<TimeStats> time;
