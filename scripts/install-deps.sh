@@ -17,6 +17,7 @@ PACKAGES=(
   vulkan-validationlayers vulkan-tools
   python3 python3-numpy  # the independent NumPy check of dumps (tests)
   python3-jsonschema     # the report schema check (tests)
+  libbenchmark-tools python3-scipy  # Google Benchmark's compare.py, which a test runs against `pebench compare`
 )
 
 missing=()

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -29,7 +30,8 @@ class ReportFromRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(test::temp_dir("report"));
-    const auto r = test::run_pebench({"run", "--variant", "abs.learned,rope.apply", "--seq", "16,5", "--dim", "8",
+    // With peaks: this suite checks devices[].peak and results[].roofline.
+    const auto r = test::run_pebench_with_peak({"run", "--variant", "abs.learned,rope.apply", "--seq", "16,5", "--dim", "8",
                                       "--heads", "2", "--dtype", "f32,f16", "--param", "offset=0,3",
                                       "--out", *dir_ + "/r.json", "--dump", *dir_ + "/dump",
                                       "--benchmark_min_time=0.01", "--benchmark_out=" + *dir_ + "/gb.json",
@@ -70,6 +72,10 @@ TEST_F(ReportFromRun, HasEveryInterfaceKey) {
   EXPECT_TRUE(d["limits"].is_object());
   EXPECT_TRUE(d["features"].is_object());
   EXPECT_TRUE(d["timestamp_period_ns"].is_number_float());
+  ASSERT_TRUE(d.contains("peak"));
+  expect_keys(d["peak"], {"copy_gbps", "f32_gflops", "f16_gflops"}, "peak");
+  EXPECT_GT(d["peak"]["copy_gbps"].get<double>(), 0);
+  EXPECT_GT(d["peak"]["f32_gflops"].get<double>(), 0);
 }
 
 TEST_F(ReportFromRun, EveryResultIsCompleteAndConsistent) {
@@ -105,6 +111,15 @@ TEST_F(ReportFromRun, EveryResultIsCompleteAndConsistent) {
                 "validation");
     EXPECT_TRUE(res["validation"]["passed"].get<bool>());
     EXPECT_GT(res["validation"]["rows_checked"].get<int64_t>(), 0);
+    // The roofline model's time for the case's bytes and flops over its median.
+    const json& peak = r["devices"][0]["peak"];
+    const double memory_ns = res["bytes"].get<double>() / peak["copy_gbps"].get<double>();
+    const double compute_ns = res["flops"].get<double>() / peak["f32_gflops"].get<double>();
+    ASSERT_TRUE(res["roofline"].is_object());
+    EXPECT_EQ(res["roofline"]["bound"], memory_ns >= compute_ns ? "memory" : "compute");
+    EXPECT_NEAR(res["roofline"]["fraction"].get<double>(),
+                std::max(memory_ns, compute_ns) / res["time_ns"]["median"].get<double>(),
+                1e-9 * res["roofline"]["fraction"].get<double>());
   }
 }
 
@@ -134,12 +149,26 @@ TEST_F(ReportFromRun, DumpsAreValidNpyWithTheRightShapes) {
   }
 }
 
-TEST_F(ReportFromRun, GoogleBenchmarkOutputStillWorks) {
+TEST_F(ReportFromRun, GoogleBenchmarkOutputHoldsTheReportsSamples) {
   ASSERT_EQ(exit_code_, 0) << *output_;
   const json gb = load(*dir_ + "/gb.json");
+  const json r = load(*dir_ + "/r.json");
   ASSERT_TRUE(gb.contains("benchmarks"));
-  EXPECT_EQ(gb["benchmarks"].size(), 16u);
-  EXPECT_NE(gb["benchmarks"][0]["name"].get<std::string>().find("abs.learned"), std::string::npos);
+  std::map<std::string, std::vector<double>> samples_us;  // run_name -> the per-sample runs' times
+  std::map<std::string, double> median_us;
+  for (const auto& b : gb["benchmarks"]) {
+    if (b["run_type"] == "iteration") samples_us[b["run_name"]].push_back(b["real_time"].get<double>());
+    if (b.value("aggregate_name", "") == "median") median_us[b["run_name"]] = b["real_time"].get<double>();
+  }
+  ASSERT_EQ(samples_us.size(), r["results"].size());
+  for (const json& res : r["results"]) {
+    const std::string name = res["benchmark"];
+    SCOPED_TRACE(name);
+    const auto samples = res["time_ns"]["samples"].get<std::vector<double>>();
+    ASSERT_EQ(samples_us[name].size(), samples.size());
+    for (size_t k = 0; k < samples.size(); ++k) EXPECT_NEAR(samples_us[name][k] * 1e3, samples[k], 1e-6);
+    if (samples.size() > 1) EXPECT_NEAR(median_us[name] * 1e3, res["time_ns"]["median"].get<double>(), 1e-6);
+  }
 }
 
 TEST_F(ReportFromRun, LeavesNoTemporaryFiles) {
