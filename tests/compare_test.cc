@@ -520,18 +520,38 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+TEST(CompareOutput, RooflineFractionsAndSampleCountsOfBothSides) {
+  CaseSpec c;
+  c.samples = {10, 11, 12};  // 3 samples: too few for alpha 0.01
+  json base = report_json({c}), next = report_json({c});
+  base["results"][0]["roofline"] = {{"bound", "memory"}, {"fraction", 0.57}};
+  next["results"][0]["roofline"] = {{"bound", "memory"}, {"fraction", 0.81}};
+  next["results"][0]["time_ns"]["samples"] = {10, 11, 12, 10, 11, 12};
+  const std::vector<ReportFile> reports = {parse(base, "b.json"), parse(next, "n.json")};
+  const auto result = run_compare(reports, kDefaults, false);
+  const std::string md = render_compare_markdown(reports, result);
+  EXPECT_NE(md.find(" | 3!/6 | 57% -> 81% | "), std::string::npos) << md;
+  EXPECT_NE(md.find("n!: 1 side(s) have fewer than 5 samples"), std::string::npos) << md;
+  const json j = compare_json(reports, result);
+  const json& jc = j["comparisons"][0]["cases"][0];
+  EXPECT_EQ(jc["base"]["roofline"]["fraction"], 0.57);
+  EXPECT_EQ(jc["new"]["roofline"]["bound"], "memory");
+  EXPECT_EQ(jc["new"]["samples"], 6);
+}
+
 TEST(CompareOutput, MarkdownTables) {
   const auto pair = scipy_pair();
   const std::vector<ReportFile> reports = {parse(report_json(pair[0]), "b.json"), parse(report_json(pair[1]), "n.json")};
   const std::string md = render_compare_markdown(reports, run_compare(reports, kDefaults, false));
   const auto lines = lines_of(md);
-  const std::string header = "| variant | impl | dtype | case | base | new | ratio | p | verdict |";
+  const std::string header = "| variant | impl | dtype | case | base | new | ratio | p | n | roofline | verdict |";
   const auto h = std::find(lines.begin(), lines.end(), header);
   ASSERT_NE(h, lines.end()) << md;
   // Separator with right-aligned number columns, then one row per case.
-  EXPECT_EQ(*(h + 1), "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |");
+  EXPECT_EQ(*(h + 1), "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
   EXPECT_EQ((h + 2)->rfind("| abs.learned | default | f32 | seq=128 | 22 ns | ", 0), 0u) << *(h + 2);
-  EXPECT_NE((h + 2)->find(" | 0.659 | 0.111 | noisy |"), std::string::npos) << *(h + 2);  // 14.5/22, scipy's p
+  EXPECT_NE((h + 2)->find(" | 0.659 | 0.111 | "), std::string::npos) << *(h + 2);  // 14.5/22, scipy's p
+  EXPECT_NE((h + 2)->find(" | noisy |"), std::string::npos) << *(h + 2);
   EXPECT_EQ((h + 3)->rfind("| rope.apply | default | f32 | heads=4 seq=256 |", 0), 0u) << *(h + 3);
   EXPECT_NE((h + 3)->find(" | 2.000 | "), std::string::npos) << *(h + 3);
   EXPECT_NE((h + 3)->find(" | slower |"), std::string::npos) << *(h + 3);
@@ -695,7 +715,8 @@ TEST(CompareEndToEnd, RealReportAgainstItselfAndAsAPage) {
   const auto same = test::run_pebench({"compare", report, report, "--gate", "--format", "md"});
   EXPECT_EQ(same.exit_code, 0) << same.out;
   EXPECT_EQ(count_lines_starting(same.out, "| abs.learned | default | f32 |"), 2u) << same.out;
-  EXPECT_NE(same.out.find("| 1.000 | 1.000 | unchanged |"), std::string::npos) << same.out;  // ratio 1, p 1
+  EXPECT_NE(same.out.find("| 1.000 | 1.000 | "), std::string::npos) << same.out;  // ratio 1, p 1
+  EXPECT_NE(same.out.find(" | unchanged |"), std::string::npos) << same.out;
   EXPECT_NE(same.out.find("gate: passed"), std::string::npos) << same.out;
   const auto page = test::run_pebench({"report", report, "-o", dir + "/report.html"});
   EXPECT_EQ(page.exit_code, 0) << page.out;

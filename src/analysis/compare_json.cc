@@ -9,6 +9,20 @@ nlohmann::json opt(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+nlohmann::json roofline_json(const CaseRecord& c) {
+  if (!c.roofline) return nullptr;
+  return {{"bound", c.roofline->bound}, {"fraction", c.roofline->fraction}};
+}
+
+// The timing side of a case: status, median, sample count, roofline.
+nlohmann::json side_json(const CaseRecord& c, const std::optional<double>& median) {
+  return {{"status", c.status},
+          {"reason", c.reason},
+          {"median_ns", opt(median)},
+          {"samples", c.time ? nlohmann::json(c.time->samples.size()) : nlohmann::json(nullptr)},
+          {"roofline", roofline_json(c)}};
+}
+
 nlohmann::json case_ref(const CaseRecord& c) {
   return {{"id", c.id},         {"variant", c.variant}, {"impl", c.impl},     {"dtype", c.dtype},
           {"label", c.label},   {"params", c.params},   {"status", c.status}, {"reason", c.reason},
@@ -38,8 +52,8 @@ nlohmann::json pair_json(const PairComparison& p) {
     nlohmann::json j = case_ref(*c.base);
     j.erase("status");
     j.erase("reason");
-    j["base"] = {{"status", c.base->status}, {"reason", c.base->reason}, {"median_ns", opt(c.base_median)}};
-    j["new"] = {{"status", c.next->status}, {"reason", c.next->reason}, {"median_ns", opt(c.new_median)}};
+    j["base"] = side_json(*c.base, c.base_median);
+    j["new"] = side_json(*c.next, c.new_median);
     j["ratio"] = opt(c.ratio);
     j["p_value"] = opt(c.p_value);
     j["test"] = c.p_value ? nlohmann::json(c.exact_test ? "exact" : "normal") : nlohmann::json(nullptr);

@@ -6,6 +6,7 @@
 
 #include "analysis/case_key.h"
 #include "analysis/format_units.h"
+#include "analysis/sample_spread.h"
 
 namespace pebench {
 namespace {
@@ -59,6 +60,24 @@ std::string verdict_cell(const CaseComparison& c) {
   return verdict_name(c.verdict);
 }
 
+// "57% -> 81%": the roofline fraction on each side ("-" where absent).
+std::string roofline_cell(const CaseRecord* base, const CaseRecord* next) {
+  auto one = [](const CaseRecord* c) {
+    return c && c->roofline ? fmt::format("{:.0f}%", 100 * c->roofline->fraction) : std::string("-");
+  };
+  if (!(base && base->roofline) && !(next && next->roofline)) return "-";
+  return one(base) + " -> " + one(next);
+}
+
+// "12/15", "3!/15": sample counts, flagged where too few for the U test to
+// ever reach alpha.
+std::string samples_pair_cell(const CaseRecord* base, const CaseRecord* next, double alpha) {
+  auto one = [alpha](const CaseRecord* c) {
+    return c && c->time ? samples_cell(c->time->samples.size(), alpha) : std::string("-");
+  };
+  return one(base) + "/" + one(next);
+}
+
 std::string case_cell(const CaseRecord& c) { return c.label.empty() ? params_label(c.params) : c.label; }
 
 void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, const PairComparison& pair,
@@ -84,20 +103,34 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
   const bool device_column = pair.devices.size() > 1;
   std::vector<std::string> header;
   if (device_column) header.push_back("device");
-  for (const char* h : {"variant", "impl", "dtype", "case", "base", "new", "ratio", "p", "verdict"}) header.push_back(h);
+  for (const char* h : {"variant", "impl", "dtype", "case", "base", "new", "ratio", "p", "n", "roofline", "verdict"}) {
+    header.push_back(h);
+  }
   TextTable t(header);
   const size_t first_number = device_column ? 5 : 4;
-  for (size_t c = first_number; c < first_number + 4; ++c) t.align_right(c);
+  for (size_t c = first_number; c < first_number + 6; ++c) t.align_right(c);
   for (const auto& c : pair.cases) {
     std::vector<std::string> row;
     if (device_column) row.push_back(c.base->device_info->key_name);
     for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), time_cell(c.base),
-                             time_cell(c.next), format_ratio(c.ratio), format_p(c.p_value), verdict_cell(c)}) {
+                             time_cell(c.next), format_ratio(c.ratio), format_p(c.p_value),
+                             samples_pair_cell(c.base, c.next, options.alpha), roofline_cell(c.base, c.next),
+                             verdict_cell(c)}) {
       row.push_back(cell);
     }
     t.add_row(row);
   }
   if (t.rows() > 0) doc.table(std::move(t));
+  const size_t enough = min_comparable_samples(options.alpha);
+  size_t too_few = 0;
+  for (const auto& c : pair.cases) {
+    for (const CaseRecord* side : {c.base, c.next}) too_few += side->time && side->time->samples.size() < enough;
+  }
+  if (too_few > 0) {
+    doc.paragraph({fmt::format("n!: {} side(s) have fewer than {} samples: at alpha {} the U test cannot call their "
+                               "change significant whatever it is; give them more --benchmark_min_time",
+                               too_few, enough, options.alpha)});
+  }
 
   if (pair.overall) {
     TextTable g({"family", "cases", "geomean ratio", "change"});

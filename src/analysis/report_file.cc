@@ -183,6 +183,31 @@ std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohma
   return v;
 }
 
+std::optional<PeakRecord> parse_peak(const Checker& ck, const nlohmann::json& d, const std::string& where) {
+  auto it = d.find("peak");
+  if (it == d.end() || it->is_null()) return std::nullopt;
+  const std::string w = where + ".peak";
+  if (!it->is_object()) ck.fail(w, "is not an object");
+  PeakRecord p;
+  p.copy_gbps = ck.number(*it, w, "copy_gbps");
+  p.f32_gflops = ck.number(*it, w, "f32_gflops");
+  p.f16_gflops = ck.maybe_number(*it, w, "f16_gflops");
+  if (!(p.copy_gbps > 0) || !(p.f32_gflops > 0)) ck.fail(w, "copy_gbps and f32_gflops must be positive");
+  return p;
+}
+
+std::optional<RooflineRecord> parse_roofline(const Checker& ck, const nlohmann::json& r, const std::string& where) {
+  auto it = r.find("roofline");
+  if (it == r.end() || it->is_null()) return std::nullopt;
+  const std::string w = where + ".roofline";
+  if (!it->is_object()) ck.fail(w, "is not an object");
+  RooflineRecord rl;
+  rl.bound = ck.string(*it, w, "bound");
+  if (rl.bound != "memory" && rl.bound != "compute") ck.fail(w, fmt::format("unknown bound \"{}\"", rl.bound));
+  rl.fraction = ck.number(*it, w, "fraction");
+  return rl;
+}
+
 }  // namespace
 
 ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
@@ -220,6 +245,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     dev.driver_version = ck.text(d, w, "driver_version");
     dev.api_version = ck.text(d, w, "api_version");
     if (auto v = d.find("vendor_id"); v != d.end() && v->is_number_integer()) dev.vendor_id = v->get<int64_t>();
+    dev.peak = parse_peak(ck, d, w);
     rep.devices.push_back(std::move(dev));
   }
 
@@ -246,6 +272,9 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (!indices.count(c.device)) ck.fail(w, fmt::format("device {} is not in \"devices\"", c.device));
     c.time = parse_time(ck, r, w);
     c.validation = parse_validation(ck, r, w);
+    c.roofline = parse_roofline(ck, r, w);
+    c.bytes = ck.maybe_number(r, w, "bytes").value_or(0);
+    c.flops = ck.maybe_number(r, w, "flops").value_or(0);
     if (auto e = r.find("vk_validation_errors"); e != r.end() && e->is_number_unsigned()) {
       c.vk_validation_errors = e->get<uint64_t>();
     }

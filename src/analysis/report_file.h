@@ -20,6 +20,12 @@ struct ReportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The device's measured roofs (`pebench peak`), when the run measured them.
+struct PeakRecord {
+  double copy_gbps = 0, f32_gflops = 0;
+  std::optional<double> f16_gflops;
+};
+
 struct DeviceRecord {
   int64_t index = 0;
   std::string name;
@@ -28,6 +34,7 @@ struct DeviceRecord {
   std::string key_name;
   std::string device_type, driver_name, driver_info, driver_version, api_version;
   int64_t vendor_id = 0;
+  std::optional<PeakRecord> peak;
 };
 
 struct TimeRecord {
@@ -44,6 +51,11 @@ struct ValidationRecord {
   int64_t rows_checked = 0, rows_total = 0;
 };
 
+struct RooflineRecord {
+  std::string bound;  // "memory" | "compute"
+  double fraction = 0;
+};
+
 struct CaseRecord {
   size_t ordinal = 0;  // position in the file's results
   std::string id, variant, impl, dtype, label, status, reason;
@@ -53,6 +65,8 @@ struct CaseRecord {
   std::optional<TimeRecord> time;
   std::optional<ValidationRecord> validation;
   uint64_t vk_validation_errors = 0;
+  std::optional<RooflineRecord> roofline;
+  double bytes = 0, flops = 0;  // the cost model's, 0 when absent
   std::string key;  // case_key(): variant, impl, dtype, params (device excluded)
 
   bool ok() const { return status == "ok"; }
