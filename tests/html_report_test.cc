@@ -15,6 +15,7 @@
 
 #include "analysis/html_report.h"
 #include "analysis/report_file.h"
+#include "analysis/svg_chart.h"
 #include "test_util.h"
 
 namespace pebench {
@@ -111,10 +112,12 @@ TEST(HtmlReport, SeqChartsDrawEveryTimedCaseAtItsPlace) {
     std::set<std::string> seen_cases;
     for (const auto& s : series) {
       const std::string name = attr(s.substr(0, s.find('>')), "data-name");
-      // "R1 Vendor B GPU · flash f16"
-      const std::regex re("R[0-9] (Vendor [ABC] GPU) \xC2\xB7 (\\w+) (f16|f32)");
+      // "R1 · flash f16": the column's short name, not its device's long one (the page names it once).
+      const std::regex re("(R[0-9]) \xC2\xB7 (\\w+) (f16|f32)");
       std::smatch m;
       ASSERT_TRUE(std::regex_match(name, m, re)) << name;
+      const std::map<std::string, std::string> device = {
+          {"R0", "Vendor A GPU"}, {"R1", "Vendor B GPU"}, {"R2", "Vendor C GPU"}};
       const auto circles = tags(s, "circle");
       EXPECT_EQ(circles.size(), variant == "abs.learned" ? 2u : 3u) << name;
       std::string polyline_expected;
@@ -124,7 +127,7 @@ TEST(HtmlReport, SeqChartsDrawEveryTimedCaseAtItsPlace) {
         EXPECT_GT(x, last_x) << "points in order of sequence length";
         last_x = x;
         // The value is the case's median...
-        EXPECT_NEAR(y, model_median(m[1], variant, m[2], m[3], x), 1e-9 * y) << name << " seq " << x;
+        EXPECT_NEAR(y, model_median(device.at(m[1]), variant, m[2], m[3], x), 1e-9 * y) << name << " seq " << x;
         seen_cases.insert(name + " " + attr(c, "data-x"));
         // ...drawn where the axes put it.
         const double cx = std::stod(attr(c, "cx")), cy = std::stod(attr(c, "cy"));
@@ -144,6 +147,14 @@ TEST(HtmlReport, SeqChartsDrawEveryTimedCaseAtItsPlace) {
   }
   // rope.apply has one failed and one skipped case: nothing to draw.
   EXPECT_TRUE(chart(html, "seq-rope.apply").empty());
+  // The key to the short names, once, before the charts.
+  const auto section = html.substr(html.find("id=\"seq\""), html.find("id=\"roofline\"") - html.find("id=\"seq\""));
+  EXPECT_NE(section.find("<b>R1</b> = Vendor B GPU"), std::string::npos);
+  size_t mentions = 0;
+  for (auto pos = section.find("Vendor B GPU"); pos != std::string::npos; pos = section.find("Vendor B GPU", pos + 1)) {
+    ++mentions;
+  }
+  EXPECT_EQ(mentions, 1u) << "the device's long name repeats in the legends";
 }
 
 TEST(HtmlReport, OverheadBarsAreEncodingOverNope) {
@@ -172,6 +183,102 @@ TEST(HtmlReport, OverheadBarsAreEncodingOverNope) {
     const std::map<std::string, size_t> expected_bars = {{"attn.alibi", 4}, {"attn.t5", 4}};  // 2 impls x 2 dtypes
     EXPECT_EQ(bars_per_group, expected_bars);
   }
+}
+
+TEST(HtmlReport, OverheadMatchesOnShapeAndSaysWhatElseDiffers) {
+  // attn.t5's spec default scale is 1, attn.nope's 1/sqrt(D): a different
+  // parameter must not drop t5 from the chart, and the page must say it.
+  auto reports = vendor_reports();
+  reports.resize(1);
+  for (auto& c : reports[0].cases) {
+    if (c.variant == "attn.nope") c.params["scale"] = 0.125;
+    if (c.variant == "attn.t5") c.params["scale"] = 1.0;
+  }
+  const std::string html = html_of(reports);
+  const std::string svg = chart(html, "overhead-R0");
+  ASSERT_FALSE(svg.empty());
+  std::set<std::string> encodings;
+  for (const auto& g : groups(svg, "bar-group")) encodings.insert(attr(g.substr(0, g.find('>')), "data-label"));
+  EXPECT_EQ(encodings, (std::set<std::string>{"attn.alibi", "attn.t5"}));
+  EXPECT_NE(html.find("scale 1 (attn.nope 0.125)"), std::string::npos);
+}
+
+TEST(LogAxis, ANarrowRangeGetsRoundTicksNotTheDataValues) {
+  // attn.t5's chart: every median between 140 and 190 us.
+  const LogAxis a = make_log_axis(143.7e3, 187.2e3, false);
+  ASSERT_GE(a.ticks.size(), 2u);
+  for (double t : a.ticks) {
+    EXPECT_GE(t, a.lo);
+    EXPECT_LE(t, a.hi);
+    EXPECT_NE(t, 143.7e3);
+    EXPECT_NE(t, 187.2e3);
+    const double mantissa = t / std::pow(10.0, std::floor(std::log10(t)));
+    EXPECT_NEAR(mantissa * 10, std::round(mantissa * 10), 1e-9) << t << " is not a round value";
+  }
+}
+
+TEST(HtmlReport, RooflineChartDrawsEveryCaseUnderTheDevicesRoofs) {
+  auto reports = vendor_reports();
+  reports.resize(1);
+  reports[0].devices[0].peak = PeakRecord{10.0, 400.0, std::nullopt};  // ridge at 40 flop/byte
+  size_t drawn = 0;
+  for (auto& c : reports[0].cases) {
+    if (!c.ok() || !c.timed()) continue;
+    c.bytes = 1e6;
+    c.flops = c.family() == "attn" ? 1e8 : 0;  // abs.learned: no flops, not drawable
+    const double model = std::max(c.bytes / 10.0, c.flops / 400.0);
+    c.roofline = RooflineRecord{c.flops / 400.0 > c.bytes / 10.0 ? "compute" : "memory", model / c.time->median};
+    drawn += c.flops > 0;
+  }
+  const std::string html = html_of(reports);
+  const std::string svg = chart(html, "roofline-R0");
+  ASSERT_FALSE(svg.empty());
+  const std::string head = svg.substr(0, svg.find('>'));
+  EXPECT_EQ(attr(head, "data-kind"), "roofline");
+  EXPECT_EQ(std::stod(attr(head, "data-roof-copy")), 10.0);
+  EXPECT_EQ(std::stod(attr(head, "data-roof-compute")), 400.0);
+  const auto xd = numbers(attr(head, "data-x-domain")), yd = numbers(attr(head, "data-y-domain"));
+  const auto plot = numbers(attr(head, "data-plot"));
+  auto px = [&](double x) { return log_map(x, xd[0], xd[1], plot[0], plot[2]); };
+  auto py = [&](double y) { return plot[1] + plot[3] - log_map(y, yd[0], yd[1], 0, plot[3]); };
+  // The roofs: bandwidth x intensity up to the ridge, flat after it.
+  const auto roof = tags(svg, "polyline");
+  ASSERT_EQ(roof.size(), 1u);
+  const auto pts = numbers(std::regex_replace(attr(roof[0], "points"), std::regex(","), " "));
+  ASSERT_EQ(pts.size(), 6u);
+  EXPECT_NEAR(pts[0], px(xd[0]), 0.006);
+  EXPECT_NEAR(pts[1], py(10.0 * xd[0]), 0.006);
+  EXPECT_NEAR(pts[2], px(40.0), 0.006);
+  EXPECT_NEAR(pts[3], py(400.0), 0.006);
+  EXPECT_NEAR(pts[5], py(400.0), 0.006);
+  // Every attention case at (flops / bytes, flops / median).
+  size_t circles = 0;
+  for (const auto& c : tags(svg, "circle")) {
+    ++circles;
+    const double x = std::stod(attr(c, "data-x")), y = std::stod(attr(c, "data-y"));
+    EXPECT_NEAR(x, 100.0, 1e-9);
+    EXPECT_NEAR(std::stod(attr(c, "cx")), px(x), 0.006);
+    EXPECT_NEAR(std::stod(attr(c, "cy")), py(y), 0.006);
+  }
+  EXPECT_EQ(circles, drawn);
+  EXPECT_NE(html.find("count no flops and are not drawn"), std::string::npos);
+  // The table: sample count, spread and fraction for every timed case.
+  const auto section = html.substr(html.find("id=\"roofline\""));
+  EXPECT_NE(section.find("<th>n</th><th>IQR</th>"), std::string::npos);
+  EXPECT_NE(section.find("<td>compute</td>"), std::string::npos);
+}
+
+TEST(HtmlReport, NoRooflineWithoutAPeak) {
+  auto reports = vendor_reports();
+  reports.resize(1);
+  const std::string html = html_of(reports);
+  EXPECT_EQ(html.find("data-chart=\"roofline-"), std::string::npos);
+  EXPECT_NE(html.find("No roofline: these reports hold no measured peak"), std::string::npos);
+  // The fixtures have 5 samples per case: enough; one with 3 is flagged.
+  reports[0].cases[0].time->samples.resize(3);
+  const std::string flagged = html_of(reports);
+  EXPECT_NE(flagged.find("<td class=\"num\">3!</td>"), std::string::npos);
+  EXPECT_NE(flagged.find("n!: 1 case(s) have fewer than 5 samples"), std::string::npos);
 }
 
 TEST(HtmlReport, VendorBarsAreTimeRatiosToTheFirstReport) {

@@ -7,6 +7,7 @@
 #include "analysis/case_key.h"
 #include "analysis/format_units.h"
 #include "analysis/report_charts.h"
+#include "analysis/sample_spread.h"
 #include "analysis/svg_chart.h"
 #include "analysis/vendor_matrix.h"
 
@@ -29,6 +30,7 @@ th, td { padding: 3px 8px; border-bottom: 1px solid #e4e4e4; text-align: left; w
 th { background: #f5f5f5; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.wrap { white-space: normal; min-width: 16em; }
+td.long { white-space: normal; overflow-wrap: anywhere; min-width: 8em; max-width: 24em; }
 tr.bad td { background: #fde8e8; }
 tr.skip td { color: #777; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 460px), 1fr)); gap: 14px; }
@@ -80,6 +82,15 @@ std::string legend(const std::vector<std::pair<std::string, std::string>>& entri
   return out + "</ul>\n";
 }
 
+// "R0 = Vendor A GPU (a.json) · R1 = ...": what the short column names in
+// legends stand for, said once instead of in every legend entry.
+std::string column_key(const std::vector<MatrixColumn>& columns) {
+  if (columns.size() < 2) return "";
+  std::vector<std::string> parts;
+  for (const auto& c : columns) parts.push_back(fmt::format("<b>{}</b> = {}", esc(c.name), esc(c.device)));
+  return "<p class=\"note\">" + join(parts, " · ") + "</p>\n";
+}
+
 std::string devices_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
   std::string out = "<h2 id=\"devices\">Devices and builds</h2>\n";
   out += table_open({"", "file", "device", "type", "driver", "Vulkan", "pebench", "build", "host", "created",
@@ -97,9 +108,11 @@ std::string devices_section(const std::vector<ReportFile>& reports, const std::v
     const std::string build = join({json_text(r.tool, "build_type"), json_text(r.tool, "compiler")}, ", ");
     const std::string host =
         join({json_text(r.host, "cpu"), json_text(r.host, "logical_cores") + " cores", json_text(r.host, "os")}, ", ");
+    // Paths, drivers, builds and hosts wrap: unwrapped, the table ran past a 1400 px window.
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td class=\"long\">{}</td><td class=\"long\">{}</td><td>{}</td><td class=\"long\">{}</td>"
+        "<td>{}</td><td>{}</td><td class=\"long\">{}</td><td class=\"long\">{}</td><td>{}</td><td class=\"long\">{}</td>"
+        "</tr>\n",
         esc(col.name), esc(r.path), esc(col.device), esc(d ? d->device_type : ""), esc(driver),
         esc(d ? d->api_version : ""), esc(r.tool_string()), esc(build), esc(host), esc(r.created),
         esc(join(counts, ", ")));
@@ -109,7 +122,8 @@ std::string devices_section(const std::vector<ReportFile>& reports, const std::v
     if (reports[i].command.empty()) continue;
     std::vector<std::string> args;
     for (const auto& a : reports[i].command) args.push_back(a.is_string() ? a.get<std::string>() : a.dump());
-    out += fmt::format("<p class=\"note\">{}: <code>{}</code></p>\n", esc(reports[i].path), esc(join(args, " ")));
+    out += fmt::format("<p class=\"note\" style=\"overflow-wrap:anywhere\">{}: <code>{}</code></p>\n",
+                       esc(reports[i].path), esc(join(args, " ")));
   }
   return out;
 }
@@ -119,7 +133,8 @@ std::string seq_section(const std::vector<ReportFile>& reports, const std::vecto
   const auto charts = seq_charts(reports, columns);
   if (charts.empty()) return out + "<p class=\"note\">No timed case with a sequence length.</p>\n";
   out += "<p class=\"note\">Median GPU time per case, log-log axes; one line per device, impl, dtype and any other "
-         "parameter that varies. Hover or tap a point for the case.</p>\n<div class=\"charts\">\n";
+         "parameter that varies. Hover or tap a point for the case.</p>\n";
+  out += column_key(columns) + "<div class=\"charts\">\n";
   for (size_t ci = 0; ci < charts.size(); ++ci) {
     const auto& chart = charts[ci];
     LineChartSpec spec;
@@ -171,31 +186,123 @@ std::string overhead_section(const std::vector<ReportFile>& reports, const std::
     spec.tick_format = [](double v) { return fmt::format("{:g}%", v * 100); };
     std::map<std::string, size_t> color_of;  // impl dtype -> colour
     std::vector<std::pair<std::string, std::string>> entries;
-    std::string details = table_open({"encoding", "impl", "dtype", "case", "time", "attn.nope", "overhead"});
+    std::string details =
+        table_open({"encoding", "impl", "dtype", "case", "time", "attn.nope", "overhead", "parameters that differ"});
+    std::vector<std::string> differing;
     for (const auto& bar : chart.bars) {
       if (spec.groups.empty() || spec.groups.back().label != bar.variant) spec.groups.push_back({bar.variant, {}});
       const std::string series = bar.impl + " " + bar.dtype;
       auto [it, fresh] = color_of.emplace(series, color_of.size());
       if (fresh) entries.emplace_back(series_color(it->second), series);
+      const std::string differs = join({bar.differs.begin(), bar.differs.end()}, ", ");
       spec.groups.back().bars.push_back(
           {series, bar.ratio - 1, series_color(it->second),
-           fmt::format("{} {}: {} over attn.nope ({} shapes)", bar.variant, series, format_percent(bar.ratio - 1),
-                       bar.matches.size())});
+           fmt::format("{} {}: {} over attn.nope ({} shapes){}", bar.variant, series, format_percent(bar.ratio - 1),
+                       bar.matches.size(), differs.empty() ? "" : "; differs: " + differs)});
+      if (!differs.empty()) differing.push_back(fmt::format("{} {}: {}", bar.variant, series, differs));
       for (const auto& m : bar.matches) {
         details += fmt::format(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-            "<td class=\"num\">{}</td></tr>\n",
+            "<td class=\"num\">{}</td><td class=\"wrap\">{}</td></tr>\n",
             esc(bar.variant), esc(bar.impl), esc(bar.dtype), esc(case_shape(*m.encoded)),
             esc(format_ns(m.encoded->time->median)), esc(format_ns(m.reference->time->median)),
-            esc(format_percent(m.ratio - 1)));
+            esc(format_percent(m.ratio - 1)), esc(join(m.differs, ", ")));
       }
     }
     details += kTableClose;
-    out += fmt::format("<figure><h3>{} {}</h3>\n{}{}<details><summary>per shape</summary>{}</details></figure>\n",
+    std::string notes;
+    if (!differing.empty()) {
+      notes = "<p class=\"note\">Same shape, other parameters differ (the overhead includes their effect): " +
+              esc(join(differing, "; ")) + "</p>\n";
+    }
+    out += fmt::format("<figure><h3>{} {}</h3>\n{}{}{}<details><summary>per shape</summary>{}</details></figure>\n",
                        esc(columns[chart.column].name), esc(columns[chart.column].device), svg_bar_chart(spec),
-                       legend(entries), details);
+                       legend(entries), notes, details);
   }
   return out + "</div>\n";
+}
+
+std::string roofline_chart_figure(const std::vector<MatrixColumn>& columns, const RooflineChart& chart) {
+  RooflineChartSpec spec;
+  spec.id = "roofline-" + columns[chart.column].name;
+  spec.copy_gbps = chart.peak.copy_gbps;
+  spec.compute_gflops = chart.peak.f32_gflops;
+  std::string entries;
+  for (size_t v = 0; v < chart.variants.size(); ++v) {
+    const auto& [variant, points] = chart.variants[v];
+    ChartSeries cs{variant, series_color(v), "", {}};
+    for (const auto& p : points) {
+      const std::string roof =
+          p.c->roofline ? fmt::format("\n{:.0f}% of the {} roof", 100 * p.c->roofline->fraction, p.c->roofline->bound)
+                        : "";
+      cs.points.push_back({p.intensity, p.gflops,
+                           fmt::format("{} {} {} {}\n{:.3g} flop/byte, {:.3g} GFLOP/s{}", p.c->variant, p.c->impl,
+                                       p.c->dtype, case_shape(*p.c), p.intensity, p.gflops, roof)});
+    }
+    entries += fmt::format("<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>", cs.color, esc(variant));
+    spec.series.push_back(std::move(cs));
+  }
+  const std::string not_drawn =
+      chart.not_drawn ? fmt::format("<p class=\"note\">{} case(s) count no flops and are not drawn; their fractions "
+                                    "are in the table below.</p>\n",
+                                    chart.not_drawn)
+                      : "";
+  return fmt::format("<figure><h3>{} {}</h3>\n{}<ul class=\"legend\">{}</ul>{}</figure>\n",
+                     esc(columns[chart.column].name), esc(columns[chart.column].device), svg_roofline_chart(spec),
+                     entries, not_drawn);
+}
+
+// Per case: its median, sample count and spread, throughput and roofline.
+std::string timing_table(const ReportFile& report, const MatrixColumn& column) {
+  constexpr double kAlpha = 0.01;  // pebench compare's default
+  std::string out = table_open({"variant", "impl", "dtype", "case", "median", "n", "IQR", "GB/s", "GFLOP/s",
+                                "bound", "fraction of roof"});
+  size_t too_few = 0;
+  for (const auto& c : report.cases) {
+    if (c.device_info->key_name != column.device || !c.ok() || !c.timed()) continue;
+    const SampleSpread sp = sample_spread(c.time->samples);
+    if (!c.time->samples.empty() && sp.n < min_comparable_samples(kAlpha)) ++too_few;
+    const double m = c.time->median;
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        esc(c.variant), esc(c.impl), esc(c.dtype), esc(case_shape(c)), esc(format_ns(m)),
+        c.time->samples.empty() ? "-" : esc(samples_cell(sp.n, kAlpha)), esc(iqr_cell(sp)),
+        c.bytes > 0 ? fmt::format("{:.3g}", c.bytes / m) : "-", c.flops > 0 ? fmt::format("{:.3g}", c.flops / m) : "-",
+        c.roofline ? esc(c.roofline->bound) : "-",
+        c.roofline ? fmt::format("{:.0f}%", 100 * c.roofline->fraction) : "-");
+  }
+  out += kTableClose;
+  if (too_few > 0) {
+    out += fmt::format("<p class=\"note\">n!: {} case(s) have fewer than {} samples, too few for `pebench compare` to "
+                       "call any change significant (alpha {}).</p>\n",
+                       too_few, min_comparable_samples(kAlpha), kAlpha);
+  }
+  return out;
+}
+
+std::string roofline_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  std::string out = "<h2 id=\"roofline\">Rooflines and timing</h2>\n";
+  out += "<p class=\"note\">Each case's arithmetic intensity (the cost model's flops per byte) against the GFLOP/s "
+         "it achieved, under the device's two measured roofs (<code>pebench peak</code>: copy bandwidth, f32 FMA "
+         "throughput; pebench's kernels compute in f32 at either storage dtype). A case's fraction is the time the "
+         "roofline model allows for its bytes and flops over its median time. The table gives every timed case's "
+         "sample count (n) and interquartile range relative to the median (IQR).</p>\n";
+  const auto charts = roofline_charts(reports, columns);
+  if (charts.empty()) {
+    out += "<p class=\"note\">No roofline: these reports hold no measured peak (runs with "
+           "<code>--no-peak</code>, or from an older pebench).</p>\n";
+  } else {
+    out += "<div class=\"charts\">\n";
+    for (const auto& chart : charts) out += roofline_chart_figure(columns, chart);
+    out += "</div>\n";
+  }
+  for (const auto& col : columns) {
+    out += fmt::format("<h3>{} {}</h3>\n", esc(col.name), esc(col.device));
+    out += timing_table(reports[col.report], col);
+  }
+  return out;
 }
 
 std::string vendor_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
@@ -305,11 +412,13 @@ std::string html_report(const std::vector<ReportFile>& reports, const HtmlReport
   if (!options.generated.empty()) made.push_back("on " + options.generated);
   out += fmt::format("<p class=\"note\">{} report{}{}{}</p>\n", reports.size(), reports.size() == 1 ? "" : "s",
                      made.empty() ? "" : ", made ", esc(join(made, " ")));
-  out += "<nav><a href=\"#devices\">devices</a><a href=\"#seq\">time vs length</a><a href=\"#overhead\">overhead</a>";
+  out += "<nav><a href=\"#devices\">devices</a><a href=\"#seq\">time vs length</a><a href=\"#roofline\">roofline</a>"
+         "<a href=\"#overhead\">overhead</a>";
   if (columns.size() > 1) out += "<a href=\"#vendors\">vendors</a>";
   out += "<a href=\"#validation\">validation</a></nav>\n";
   out += devices_section(reports, columns);
   out += seq_section(reports, columns);
+  out += roofline_section(reports, columns);
   out += overhead_section(reports, columns);
   out += vendor_section(reports, columns);
   out += validation_section(reports, columns);

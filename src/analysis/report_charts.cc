@@ -22,8 +22,33 @@ void for_column(const std::vector<ReportFile>& reports, const MatrixColumn& colu
   }
 }
 
-std::string column_title(const std::vector<MatrixColumn>& columns, size_t col) {
-  return fmt::format("{} {}", columns[col].name, columns[col].device);
+const char* const kShapeKeys[] = {"batch", "heads", "kv_heads", "seq", "kv_seq", "dim", "causal"};
+
+bool is_shape_key(const std::string& k) {
+  return std::find(std::begin(kShapeKeys), std::end(kShapeKeys), k) != std::end(kShapeKeys);
+}
+
+// Same impl, dtype and shape: every shape key either has agrees.
+bool same_shape(const CaseRecord& a, const CaseRecord& ref) {
+  if (a.impl != ref.impl || a.dtype != ref.dtype) return false;
+  for (const char* k : kShapeKeys) {
+    auto x = a.params.find(k), y = ref.params.find(k);
+    if (x != a.params.end() && y != ref.params.end() && canonical_value(*x) != canonical_value(*y)) return false;
+  }
+  return true;
+}
+
+// Parameters both have, other than shape, impl and dtype, whose values differ.
+std::vector<std::string> non_shape_differences(const CaseRecord& a, const CaseRecord& ref) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : ref.params.items()) {
+    if (is_shape_key(k) || k == "impl" || k == "dtype") continue;
+    auto mine = a.params.find(k);
+    if (mine != a.params.end() && canonical_value(*mine) != canonical_value(v)) {
+      out.push_back(fmt::format("{} {} ({} {})", k, canonical_value(*mine), kOverheadReference, canonical_value(v)));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -102,7 +127,8 @@ std::vector<SeqChart> seq_charts(const std::vector<ReportFile>& reports, const s
         auto v = g.params.find(k);
         if (v != g.params.end()) style += " " + k + "=" + v->second;
       }
-      std::string name = columns.size() > 1 ? column_title(columns, g.column) + " · " + style : style;
+      // The column's short name only: the page says once which device it is.
+      std::string name = columns.size() > 1 ? columns[g.column].name + " · " + style : style;
       chart.series.push_back({name, style, g.column, std::move(g.points)});
     }
     charts.push_back(std::move(chart));
@@ -124,23 +150,25 @@ std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& report
       }
     });
     if (refs.empty()) continue;
-    auto same_shape = [](const CaseRecord& a, const CaseRecord& ref) {
-      if (a.impl != ref.impl || a.dtype != ref.dtype) return false;
-      for (const auto& [k, v] : ref.params.items()) {
-        auto mine = a.params.find(k);
-        if (mine != a.params.end() && canonical_value(*mine) != canonical_value(v)) return false;
-      }
-      return true;
-    };
     std::map<std::tuple<std::string, std::string, std::string>, OverheadBarData> bars;
     for (const CaseRecord* e : encoded) {
-      auto ref = std::find_if(refs.begin(), refs.end(), [&](const CaseRecord* r) { return same_shape(*e, *r); });
-      if (ref == refs.end()) continue;
+      const CaseRecord* best = nullptr;
+      std::vector<std::string> best_differs;
+      for (const CaseRecord* r : refs) {
+        if (!same_shape(*e, *r)) continue;
+        auto differs = non_shape_differences(*e, *r);
+        if (!best || differs.size() < best_differs.size()) {
+          best = r;
+          best_differs = std::move(differs);
+        }
+      }
+      if (!best) continue;
       auto& bar = bars[{e->variant, e->impl, e->dtype}];
       bar.variant = e->variant;
       bar.impl = e->impl;
       bar.dtype = e->dtype;
-      bar.matches.push_back({e, *ref, e->time->median / (*ref)->time->median});
+      bar.differs.insert(best_differs.begin(), best_differs.end());
+      bar.matches.push_back({e, best, e->time->median / best->time->median, std::move(best_differs)});
     }
     OverheadChart chart;
     chart.column = col;
@@ -151,6 +179,34 @@ std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& report
       chart.bars.push_back(std::move(bar));
     }
     if (!chart.bars.empty()) charts.push_back(std::move(chart));
+  }
+  return charts;
+}
+
+std::vector<RooflineChart> roofline_charts(const std::vector<ReportFile>& reports,
+                                           const std::vector<MatrixColumn>& columns) {
+  std::vector<RooflineChart> charts;
+  for (size_t col = 0; col < columns.size(); ++col) {
+    RooflineChart chart;
+    chart.column = col;
+    const DeviceRecord* device = nullptr;
+    for (const auto& d : reports[columns[col].report].devices) {
+      if (d.key_name == columns[col].device) device = &d;
+    }
+    if (!device || !device->peak) continue;
+    chart.peak = *device->peak;
+    std::map<std::string, size_t> index;
+    for_column(reports, columns[col], [&](const CaseRecord& c) {
+      if (!drawable(c)) return;
+      if (!(c.flops > 0) || !(c.bytes > 0)) {
+        ++chart.not_drawn;
+        return;
+      }
+      auto [it, fresh] = index.emplace(c.variant, chart.variants.size());
+      if (fresh) chart.variants.push_back({c.variant, {}});
+      chart.variants[it->second].second.push_back({c.flops / c.bytes, c.flops / c.time->median, &c});
+    });
+    charts.push_back(std::move(chart));
   }
   return charts;
 }

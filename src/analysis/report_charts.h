@@ -8,6 +8,7 @@
 // Only cases that ran correctly and were timed are drawn.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,20 +40,42 @@ struct OverheadMatch {
   const CaseRecord* encoded = nullptr;
   const CaseRecord* reference = nullptr;  // the attn.nope case of the same shape
   double ratio = 1;                       // encoded / reference median
+  // Parameters both have that are not shape but differ, as "scale 1 (attn.nope 0.125)".
+  std::vector<std::string> differs;
 };
 struct OverheadBarData {
   std::string variant, impl, dtype;
   double ratio = 1;  // geometric mean of the matches' ratios; overhead = ratio - 1
   std::vector<OverheadMatch> matches;
+  std::set<std::string> differs;  // every match's differences, once
 };
 struct OverheadChart {
   size_t column = 0;
   std::vector<OverheadBarData> bars;  // sorted by variant, impl, dtype
 };
-// Attention cases match an attn.nope case of the same column, impl and dtype
-// whose parameters all agree with theirs (parameters only one of them has are
-// the encoding's own). Columns without attn.nope cases give no chart.
+// Attention cases match an attn.nope case of the same column, impl, dtype and
+// shape (batch, heads, kv_heads, seq, kv_seq, dim, causal). Other parameters
+// both have may differ (attn.t5's spec default scale is 1, attn.nope's
+// 1/sqrt(D)): the match says so instead of leaving the encoding out; when
+// several nope cases share the shape, the one differing least is taken.
+// Columns without attn.nope cases give no chart.
 std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& reports,
+                                           const std::vector<MatrixColumn>& columns);
+
+// Per device column with a measured peak: every ok, timed case with bytes
+// and flops at (flops / bytes, flops / median), one series per variant; the
+// cases without flops (or bytes) cannot sit on log axes and are counted.
+struct RooflinePoint {
+  double intensity = 0, gflops = 0;
+  const CaseRecord* c = nullptr;
+};
+struct RooflineChart {
+  size_t column = 0;
+  PeakRecord peak;
+  std::vector<std::pair<std::string, std::vector<RooflinePoint>>> variants;  // first-seen order
+  size_t not_drawn = 0;
+};
+std::vector<RooflineChart> roofline_charts(const std::vector<ReportFile>& reports,
                                            const std::vector<MatrixColumn>& columns);
 
 }  // namespace pebench

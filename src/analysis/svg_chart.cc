@@ -52,6 +52,43 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+namespace {
+
+// Round steps (1, 2 or 5 times a power of ten) through [lo, hi], about four.
+std::vector<double> linear_ticks(double lo, double hi) {
+  const double raw = (hi - lo) / 4;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * mag;
+    if (step >= raw) break;
+  }
+  std::vector<double> ticks;
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
+  return ticks;
+}
+
+// Ticks for a log axis narrower than one 1-2-5 step (a chart whose values
+// all lie within, say, 140-190 us): every mantissa 1..9, or, narrower
+// still, round linear steps. Never only the data's own values.
+std::vector<double> fine_log_ticks(double lo, double hi) {
+  std::vector<double> ticks;
+  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k) {
+    for (int m = 1; m <= 9; ++m) {
+      const double v = m * std::pow(10.0, k);
+      if (v >= lo && v <= hi) ticks.push_back(v);
+    }
+  }
+  if (ticks.size() >= 2) return ticks;
+  ticks.clear();
+  for (double v : linear_ticks(lo, hi)) {
+    if (v > 0) ticks.push_back(v);
+  }
+  return ticks;
+}
+
+}  // namespace
+
 LogAxis make_log_axis(double data_min, double data_max, bool powers_of_two) {
   LogAxis a;
   if (!(data_min > 0)) data_min = 1;
@@ -79,7 +116,8 @@ LogAxis make_log_axis(double data_min, double data_max, bool powers_of_two) {
       }
     }
   }
-  if (a.ticks.size() < 2) a.ticks = {data_min, data_max};  // a narrow range: label the data's own ends
+  if (a.ticks.size() < 2 && !powers_of_two) a.ticks = fine_log_ticks(a.lo, a.hi);
+  if (a.ticks.size() < 2) a.ticks = {data_min, data_max};  // a degenerate range: label the data's own ends
   if (a.ticks.size() == 2 && a.ticks[0] == a.ticks[1]) a.ticks.resize(1);
   return a;
 }
@@ -109,18 +147,6 @@ std::string svg_open(const std::string& id, const std::string& kind, double heig
       kWidth, px(height), html_escape(id), kind, extra, kFont);
 }
 
-std::vector<double> linear_ticks(double lo, double hi) {
-  const double raw = (hi - lo) / 4;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * mag;
-    if (step >= raw) break;
-  }
-  std::vector<double> ticks;
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
-  return ticks;
-}
 
 }  // namespace
 
@@ -264,6 +290,74 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
                          px(kWidth - 4), px(y + row / 2), html_escape(vf(b.value)));
       y += row;
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+std::string svg_roofline_chart(const RooflineChartSpec& spec) {
+  const double left = 62, right = 12, top = 24, bottom = 44;
+  const double height = 300;
+  const double pw = kWidth - left - right, ph = height - top - bottom;
+  const double ridge = spec.compute_gflops / spec.copy_gbps;  // flops per byte where the roofs meet
+  double xmin = ridge, xmax = ridge, ymin = spec.compute_gflops, ymax = spec.compute_gflops;
+  for (const auto& s : spec.series) {
+    for (const auto& p : s.points) {
+      xmin = std::min(xmin, p.x);
+      xmax = std::max(xmax, p.x);
+      ymin = std::min(ymin, p.y);
+      ymax = std::max(ymax, p.y);
+    }
+  }
+  ymin = std::min(ymin, spec.copy_gbps * xmin);  // the memory roof at the left edge
+  const LogAxis ax = make_log_axis(xmin, xmax, false);
+  const LogAxis ay = make_log_axis(ymin, ymax, false);
+  const LogScale sx{ax.lo, ax.hi, left, pw, false};
+  const LogScale sy{ay.lo, ay.hi, top, ph, true};
+  std::string out = svg_open(
+      spec.id, "roofline", height,
+      fmt::format("data-x-domain=\"{} {}\" data-y-domain=\"{} {}\" data-plot=\"{} {} {} {}\" data-roof-copy=\"{}\" "
+                  "data-roof-compute=\"{}\"",
+                  num(ax.lo), num(ax.hi), num(ay.lo), num(ay.hi), px(left), px(top), px(pw), px(ph),
+                  num(spec.copy_gbps), num(spec.compute_gflops)));
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>\n", px(left),
+                     px(top), px(pw), px(ph));
+  out += "<g class=\"grid\" stroke=\"#e4e4e4\">\n";
+  for (double t : ax.ticks) {
+    out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(sx(t)), px(top), px(top + ph));
+  }
+  for (double t : ay.ticks) {
+    out += fmt::format("<line x1=\"{1}\" x2=\"{2}\" y1=\"{0}\" y2=\"{0}\"/>\n", px(sy(t)), px(left), px(left + pw));
+  }
+  out += "</g>\n<g class=\"ticks\" fill=\"#444\">\n";
+  for (double t : ax.ticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", px(sx(t)), px(top + ph + 16), t);
+  }
+  for (double t : ay.ticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{:g}</text>\n",
+                       px(left - 5), px(sy(t)), t);
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity (flop/byte)</text>\n",
+                     px(left + pw / 2), px(height - 6));
+  out += fmt::format("<text x=\"4\" y=\"{}\">achieved GFLOP/s</text>\n</g>\n", px(top - 9));
+  // The roofs: bandwidth x intensity up to the ridge, then the FMA throughput.
+  const double x0 = ax.lo, x1 = std::min(ridge, ax.hi), x2 = ax.hi;
+  out += fmt::format(
+      "<polyline class=\"roof\" points=\"{},{} {},{} {},{}\" fill=\"none\" stroke=\"#555\" stroke-width=\"2\"/>\n",
+      px(sx(x0)), px(sy(spec.copy_gbps * x0)), px(sx(x1)), px(sy(spec.copy_gbps * x1)), px(sx(x2)),
+      px(sy(spec.compute_gflops)));
+  out += fmt::format("<text class=\"roof-label\" x=\"{}\" y=\"{}\" fill=\"#555\">copy {:.3g} GB/s</text>\n",
+                     px(sx(x0) + 4), px(std::max(top + 12, sy(spec.copy_gbps * x0) - 6)), spec.copy_gbps);
+  out += fmt::format(
+      "<text class=\"roof-label\" x=\"{}\" y=\"{}\" fill=\"#555\" text-anchor=\"end\">f32 FMA {:.3g} GFLOP/s</text>\n",
+      px(left + pw - 4), px(sy(spec.compute_gflops) - 6), spec.compute_gflops);
+  for (const auto& s : spec.series) {
+    out += fmt::format("<g class=\"series\" data-name=\"{}\">\n", html_escape(s.name));
+    for (const auto& p : s.points) {
+      out += fmt::format(
+          "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>\n",
+          px(sx(p.x)), px(sy(p.y)), s.color, num(p.x), num(p.y), html_escape(p.tooltip));
     }
     out += "</g>\n";
   }

@@ -71,6 +71,16 @@ struct BarChartSpec {
 // stay readable on a phone.
 std::string svg_bar_chart(const BarChartSpec& spec);
 
+struct RooflineChartSpec {
+  std::string id;
+  double copy_gbps = 0, compute_gflops = 0;  // the two roofs (GB/s is bytes per ns, GFLOP/s flops per ns)
+  std::vector<ChartSeries> series;  // points: x = flops per byte, y = achieved GFLOP/s
+};
+// Log-log: arithmetic intensity against GFLOP/s, the memory roof (slope
+// copy_gbps) up to the ridge and the compute roof after it, and the cases as
+// points (no lines between them).
+std::string svg_roofline_chart(const RooflineChartSpec& spec);
+
 // Text for HTML content and attribute values.
 std::string html_escape(const std::string& s);
 
