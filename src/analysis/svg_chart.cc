@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace pebench {
 
@@ -148,14 +149,53 @@ std::string svg_open(const std::string& id, const std::string& kind, double heig
 }
 
 
-}  // namespace
+// The plot box of the log-log charts.
+constexpr double kLeft = 62, kRight = 12, kTop = 24, kBottom = 44, kLogHeight = 300;
+constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kLogHeight - kTop - kBottom;
 
-std::string svg_loglog_chart(const LineChartSpec& spec) {
-  const double left = 62, right = 12, top = 24, bottom = 44;
-  const double height = 300;
-  const double pw = kWidth - left - right, ph = height - top - bottom;
-  double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
-  for (const auto& s : spec.series) {
+LogScale x_scale(const LogAxis& ax) { return {ax.lo, ax.hi, kLeft, kPlotW, false}; }
+LogScale y_scale(const LogAxis& ay) { return {ay.lo, ay.hi, kTop, kPlotH, true}; }
+
+// A log-log chart up to its marks: the <svg> tag (domains, plot box and
+// `extra` attributes for readers and tests), the frame, grid lines, tick
+// labels and axis labels.
+std::string log_frame(const std::string& id, const std::string& kind, const LogAxis& ax, const LogAxis& ay,
+                      const std::string& extra, const std::function<std::string(double)>& xf,
+                      const std::function<std::string(double)>& yf, const std::string& x_label,
+                      const std::string& y_label) {
+  const LogScale sx = x_scale(ax), sy = y_scale(ay);
+  std::string out = svg_open(id, kind, kLogHeight,
+                             fmt::format("data-x-domain=\"{} {}\" data-y-domain=\"{} {}\" data-plot=\"{} {} {} {}\"{}",
+                                         num(ax.lo), num(ax.hi), num(ay.lo), num(ay.hi), px(kLeft), px(kTop),
+                                         px(kPlotW), px(kPlotH), extra));
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>\n", px(kLeft),
+                     px(kTop), px(kPlotW), px(kPlotH));
+  out += "<g class=\"grid\" stroke=\"#e4e4e4\">\n";
+  for (double t : ax.ticks) {
+    out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(sx(t)), px(kTop), px(kTop + kPlotH));
+  }
+  for (double t : ay.ticks) {
+    out += fmt::format("<line x1=\"{1}\" x2=\"{2}\" y1=\"{0}\" y2=\"{0}\"/>\n", px(sy(t)), px(kLeft), px(kLeft + kPlotW));
+  }
+  out += "</g>\n<g class=\"ticks\" fill=\"#444\">\n";
+  for (double t : ax.ticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(sx(t)), px(kTop + kPlotH + 16),
+                       html_escape(xf(t)));
+  }
+  for (double t : ay.ticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                       px(kLeft - 5), px(sy(t)), html_escape(yf(t)));
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(kLeft + kPlotW / 2),
+                     px(kLogHeight - 6), html_escape(x_label));
+  // The y label sits above the axis, not rotated beside it, where tick labels could overrun it.
+  out += fmt::format("<text x=\"4\" y=\"{}\">{}</text>\n</g>\n", px(kTop - 9), html_escape(y_label));
+  return out;
+}
+
+// Widens [xmin, xmax] x [ymin, ymax] to every point of `series`.
+void extend_range(const std::vector<ChartSeries>& series, double& xmin, double& xmax, double& ymin, double& ymax) {
+  for (const auto& s : series) {
     for (const auto& p : s.points) {
       xmin = std::min(xmin, p.x);
       xmax = std::max(xmax, p.x);
@@ -163,56 +203,40 @@ std::string svg_loglog_chart(const LineChartSpec& spec) {
       ymax = std::max(ymax, p.y);
     }
   }
+}
+
+// One series' group: its points as circles carrying their values, joined
+// by a line when `line`.
+std::string series_marks(const ChartSeries& s, const LogScale& sx, const LogScale& sy, bool line) {
+  std::string out = fmt::format("<g class=\"series\" data-name=\"{}\">\n", html_escape(s.name));
+  if (line && s.points.size() > 1) {
+    std::string points;
+    for (const auto& p : s.points) points += (points.empty() ? "" : " ") + px(sx(p.x)) + "," + px(sy(p.y));
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", points, s.color,
+                       s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"");
+  }
+  for (const auto& p : s.points) {
+    out += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>\n",
+        px(sx(p.x)), px(sy(p.y)), s.color, num(p.x), num(p.y), html_escape(p.tooltip));
+  }
+  return out + "</g>\n";
+}
+
+}  // namespace
+
+std::string svg_loglog_chart(const LineChartSpec& spec) {
+  double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+  extend_range(spec.series, xmin, xmax, ymin, ymax);
   if (xmax == 0) xmin = xmax = ymin = ymax = 1;  // no points: an empty frame
   const LogAxis ax = make_log_axis(xmin, xmax, spec.x_powers_of_two);
   const LogAxis ay = make_log_axis(ymin, ymax, false);
-  const LogScale sx{ax.lo, ax.hi, left, pw, false};
-  const LogScale sy{ay.lo, ay.hi, top, ph, true};
+  const LogScale sx = x_scale(ax), sy = y_scale(ay);
 
-  std::string out = svg_open(
-      spec.id, "loglog", height,
-      fmt::format("data-x-domain=\"{} {}\" data-y-domain=\"{} {}\" data-plot=\"{} {} {} {}\"", num(ax.lo), num(ax.hi),
-                  num(ay.lo), num(ay.hi), px(left), px(top), px(pw), px(ph)));
-  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>\n", px(left),
-                     px(top), px(pw), px(ph));
-  out += "<g class=\"grid\" stroke=\"#e4e4e4\">\n";
-  for (double t : ax.ticks) {
-    out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(sx(t)), px(top), px(top + ph));
-  }
-  for (double t : ay.ticks) {
-    out += fmt::format("<line x1=\"{1}\" x2=\"{2}\" y1=\"{0}\" y2=\"{0}\"/>\n", px(sy(t)), px(left), px(left + pw));
-  }
-  out += "</g>\n<g class=\"ticks\" fill=\"#444\">\n";
   const auto xf = spec.x_format ? spec.x_format : [](double v) { return fmt::format("{:g}", v); };
   const auto yf = spec.y_format ? spec.y_format : [](double v) { return fmt::format("{:g}", v); };
-  for (double t : ax.ticks) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(sx(t)), px(top + ph + 16),
-                       html_escape(xf(t)));
-  }
-  for (double t : ay.ticks) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
-                       px(left - 5), px(sy(t)), html_escape(yf(t)));
-  }
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(left + pw / 2),
-                     px(height - 6), html_escape(spec.x_label));
-  // The y label sits above the axis, not rotated beside it, where tick labels could overrun it.
-  out += fmt::format("<text x=\"4\" y=\"{}\">{}</text>\n", px(top - 9), html_escape(spec.y_label));
-  out += "</g>\n";
-  for (const auto& s : spec.series) {
-    out += fmt::format("<g class=\"series\" data-name=\"{}\">\n", html_escape(s.name));
-    if (s.points.size() > 1) {
-      std::string points;
-      for (const auto& p : s.points) points += (points.empty() ? "" : " ") + px(sx(p.x)) + "," + px(sy(p.y));
-      out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", points,
-                         s.color, s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"");
-    }
-    for (const auto& p : s.points) {
-      out += fmt::format(
-          "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>\n",
-          px(sx(p.x)), px(sy(p.y)), s.color, num(p.x), num(p.y), html_escape(p.tooltip));
-    }
-    out += "</g>\n";
-  }
+  std::string out = log_frame(spec.id, "loglog", ax, ay, "", xf, yf, spec.x_label, spec.y_label);
+  for (const auto& s : spec.series) out += series_marks(s, sx, sy, true);
   return out + "</svg>\n";
 }
 
@@ -297,50 +321,18 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
 }
 
 std::string svg_roofline_chart(const RooflineChartSpec& spec) {
-  const double left = 62, right = 12, top = 24, bottom = 44;
-  const double height = 300;
-  const double pw = kWidth - left - right, ph = height - top - bottom;
   const double ridge = spec.compute_gflops / spec.copy_gbps;  // flops per byte where the roofs meet
   double xmin = ridge, xmax = ridge, ymin = spec.compute_gflops, ymax = spec.compute_gflops;
-  for (const auto& s : spec.series) {
-    for (const auto& p : s.points) {
-      xmin = std::min(xmin, p.x);
-      xmax = std::max(xmax, p.x);
-      ymin = std::min(ymin, p.y);
-      ymax = std::max(ymax, p.y);
-    }
-  }
+  extend_range(spec.series, xmin, xmax, ymin, ymax);
   ymin = std::min(ymin, spec.copy_gbps * xmin);  // the memory roof at the left edge
   const LogAxis ax = make_log_axis(xmin, xmax, false);
   const LogAxis ay = make_log_axis(ymin, ymax, false);
-  const LogScale sx{ax.lo, ax.hi, left, pw, false};
-  const LogScale sy{ay.lo, ay.hi, top, ph, true};
-  std::string out = svg_open(
-      spec.id, "roofline", height,
-      fmt::format("data-x-domain=\"{} {}\" data-y-domain=\"{} {}\" data-plot=\"{} {} {} {}\" data-roof-copy=\"{}\" "
-                  "data-roof-compute=\"{}\"",
-                  num(ax.lo), num(ax.hi), num(ay.lo), num(ay.hi), px(left), px(top), px(pw), px(ph),
-                  num(spec.copy_gbps), num(spec.compute_gflops)));
-  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>\n", px(left),
-                     px(top), px(pw), px(ph));
-  out += "<g class=\"grid\" stroke=\"#e4e4e4\">\n";
-  for (double t : ax.ticks) {
-    out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(sx(t)), px(top), px(top + ph));
-  }
-  for (double t : ay.ticks) {
-    out += fmt::format("<line x1=\"{1}\" x2=\"{2}\" y1=\"{0}\" y2=\"{0}\"/>\n", px(sy(t)), px(left), px(left + pw));
-  }
-  out += "</g>\n<g class=\"ticks\" fill=\"#444\">\n";
-  for (double t : ax.ticks) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", px(sx(t)), px(top + ph + 16), t);
-  }
-  for (double t : ay.ticks) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{:g}</text>\n",
-                       px(left - 5), px(sy(t)), t);
-  }
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity (flop/byte)</text>\n",
-                     px(left + pw / 2), px(height - 6));
-  out += fmt::format("<text x=\"4\" y=\"{}\">achieved GFLOP/s</text>\n</g>\n", px(top - 9));
+  const LogScale sx = x_scale(ax), sy = y_scale(ay);
+  const auto g = [](double v) { return fmt::format("{:g}", v); };
+  std::string out = log_frame(spec.id, "roofline", ax, ay,
+                              fmt::format(" data-roof-copy=\"{}\" data-roof-compute=\"{}\"", num(spec.copy_gbps),
+                                          num(spec.compute_gflops)),
+                              g, g, "arithmetic intensity (flop/byte)", "achieved GFLOP/s");
   // The roofs: bandwidth x intensity up to the ridge, then the FMA throughput.
   const double x0 = ax.lo, x1 = std::min(ridge, ax.hi), x2 = ax.hi;
   out += fmt::format(
@@ -348,19 +340,11 @@ std::string svg_roofline_chart(const RooflineChartSpec& spec) {
       px(sx(x0)), px(sy(spec.copy_gbps * x0)), px(sx(x1)), px(sy(spec.copy_gbps * x1)), px(sx(x2)),
       px(sy(spec.compute_gflops)));
   out += fmt::format("<text class=\"roof-label\" x=\"{}\" y=\"{}\" fill=\"#555\">copy {:.3g} GB/s</text>\n",
-                     px(sx(x0) + 4), px(std::max(top + 12, sy(spec.copy_gbps * x0) - 6)), spec.copy_gbps);
+                     px(sx(x0) + 4), px(std::max(kTop + 12, sy(spec.copy_gbps * x0) - 6)), spec.copy_gbps);
   out += fmt::format(
       "<text class=\"roof-label\" x=\"{}\" y=\"{}\" fill=\"#555\" text-anchor=\"end\">f32 FMA {:.3g} GFLOP/s</text>\n",
-      px(left + pw - 4), px(sy(spec.compute_gflops) - 6), spec.compute_gflops);
-  for (const auto& s : spec.series) {
-    out += fmt::format("<g class=\"series\" data-name=\"{}\">\n", html_escape(s.name));
-    for (const auto& p : s.points) {
-      out += fmt::format(
-          "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\" data-x=\"{}\" data-y=\"{}\"><title>{}</title></circle>\n",
-          px(sx(p.x)), px(sy(p.y)), s.color, num(p.x), num(p.y), html_escape(p.tooltip));
-    }
-    out += "</g>\n";
-  }
+      px(kLeft + kPlotW - 4), px(sy(spec.compute_gflops) - 6), spec.compute_gflops);
+  for (const auto& s : spec.series) out += series_marks(s, sx, sy, false);  // cases, not a progression: no lines
   return out + "</svg>\n";
 }
 
