@@ -36,6 +36,9 @@ layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
 layout(std430, binding = 1) readonly buffer Freq { uvec2 freq[]; };  // w_t as turn fractions, [d/2]
 layout(std430, binding = 2) writeonly buffer Y { STORAGE_T y[]; };
 layout(std430, binding = 2) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
+// (sin w_t, cos w_t), computed on the host in double: one position's step,
+// so that an item evaluates sin and cos once per frequency, not twice.
+layout(std430, binding = 3) readonly buffer Step { vec2 step_sincos[]; };
 
 layout(push_constant) uniform Push {
   uint batch;
@@ -46,9 +49,9 @@ layout(push_constant) uniform Push {
 
 // (sin, cos) at position p and of one step w_t, for frequency t.
 void anchor(uint p, uint t, out vec2 at_p, out vec2 step) {
-  const float a = phase_angle(p, freq[t]), w = phase_angle(1u, freq[t]);
+  const float a = phase_angle(p, freq[t]);
   at_p = vec2(sin(a), cos(a));
-  step = vec2(sin(w), cos(w));
+  step = step_sincos[t];
 }
 
 // (s, c) <- rotated by one step (sw, cw): sin(a + w), cos(a + w).

@@ -19,7 +19,8 @@ class SinusoidalCase : public Case {
 
   std::vector<TensorDesc> tensors() const override {
     return {shape_.x(dtype_), tensor("freq", TensorRole::kConstant, DType::kI32, {shape_.d / 2, 2}, "[d/2,2]"),
-            shape_.y(dtype_)};
+            shape_.y(dtype_),
+            tensor("step", TensorRole::kConstant, DType::kF32, {shape_.d / 2, 2}, "[d/2,2]: sin w_t, cos w_t")};
   }
 
   void fill_inputs(TensorMap& t, Rng& rng) const override {
@@ -29,6 +30,11 @@ class SinusoidalCase : public Case {
       const auto [lo, hi] = turn_fraction_q64(frequency(i));
       freq.set(2 * i, static_cast<int32_t>(lo));
       freq.set(2 * i + 1, static_cast<int32_t>(hi));
+    }
+    HostTensor& step = t.at("step");
+    for (int64_t i = 0; i < shape_.d / 2; ++i) {
+      step.set(2 * i, std::sin(frequency(i)));
+      step.set(2 * i + 1, std::cos(frequency(i)));
     }
   }
 
@@ -62,7 +68,7 @@ class SinusoidalCase : public Case {
     // Per item: up to 4 anchor iterations and the batch loop (the positions are unrolled).
     const auto loop = static_cast<uint32_t>(5 + shape_.batch + 1);
     const int64_t items = shape_.seq / block * per_row;
-    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y"}, items, push, loop);
+    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y", "step"}, items, push, loop);
     // One item per invocation: an item is already `block` positions of work,
     // and on lavapipe invocations that loop over several were slower
     // (measured in CPU time per execution, seq 4096 d 512: 4 items of 16
