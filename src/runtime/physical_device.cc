@@ -133,6 +133,13 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
     *tail = &sizectl;
     tail = &sizectl.pNext;
   }
+  const bool has_exec_props = info.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (has_exec_props) {
+    *tail = &exec_props;
+    tail = &exec_props.pNext;
+  }
   vkGetPhysicalDeviceFeatures2(device, &feats2);
   info.features.storage_buffer_16bit = f16storage.storageBuffer16BitAccess;
   info.features.shader_float16 = has_f16i8 && f16i8.shaderFloat16;
@@ -142,6 +149,7 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   info.features.compute_full_subgroups = has_size_control && sizectl.computeFullSubgroups;
   info.features.shader_int64 = feats2.features.shaderInt64;
   info.features.shader_float64 = feats2.features.shaderFloat64;
+  info.features.pipeline_executable_info = has_exec_props && exec_props.pipelineExecutableInfo;
 
   // Compute queue: prefer a compute-only family (async compute), else any with compute.
   uint32_t qcount = 0;

@@ -27,6 +27,7 @@ struct DeviceFeatures {
   bool compute_full_subgroups = false;
   bool shader_int64 = false;
   bool shader_float64 = false;
+  bool pipeline_executable_info = false;  // VK_KHR_pipeline_executable_properties: the compiler's statistics
 };
 
 struct DeviceLimits {
@@ -72,6 +73,7 @@ struct PhysicalDeviceInfo {
   uint32_t timestamp_valid_bits = 0;  // of the compute queue family; 0 = no timestamps
   uint64_t device_local_heap_bytes = 0;  // the largest device-local heap
   bool has_unified_memory = false;       // a device-local, host-visible, coherent type
+  std::string profile;                   // the --emulate profile this view follows; empty: the device itself
 
   bool has_extension(const char* name) const { return extensions.count(name) != 0; }
   bool timestamps_supported() const {
