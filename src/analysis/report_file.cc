@@ -129,7 +129,7 @@ class Checker {
 };
 
 const std::set<std::string>& known_statuses() {
-  static const std::set<std::string> s = {"ok", "failed", "skipped", "unsupported", "error"};
+  static const std::set<std::string> s = {"ok", "failed", "skipped", "unsupported", "error", "compiled"};
   return s;
 }
 
@@ -181,6 +181,40 @@ std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohma
   if (auto n = ck.maybe_number(*it, w, "rows_checked")) v.rows_checked = static_cast<int64_t>(*n);
   if (auto n = ck.maybe_number(*it, w, "rows_total")) v.rows_total = static_cast<int64_t>(*n);
   return v;
+}
+
+std::vector<PipelineRecordView> parse_pipelines(const Checker& ck, const nlohmann::json& r, const std::string& where) {
+  std::vector<PipelineRecordView> out;
+  auto it = r.find("pipelines");
+  if (it == r.end() || it->is_null()) return out;
+  if (!it->is_array()) ck.fail(where, "\"pipelines\" is not a list");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const std::string w = fmt::format("{}.pipelines[{}]", where, i);
+    const auto& p = (*it)[i];
+    if (!p.is_object()) ck.fail(w, "is not an object");
+    PipelineRecordView v;
+    v.shader = ck.string(p, w, "shader");
+    v.storage = ck.text(p, w, "storage");
+    if (auto ls = p.find("local_size"); ls != p.end() && ls->is_array()) {
+      for (const auto& x : *ls) {
+        if (!x.is_number_unsigned()) ck.fail(w, "\"local_size\" holds a non-integer");
+        v.local_size.push_back(x.get<uint32_t>());
+      }
+    }
+    if (auto sc = p.find("spec_constants"); sc != p.end() && sc->is_object()) {
+      for (const auto& [k, x] : sc->items()) v.spec += (v.spec.empty() ? "" : " ") + k + "=" + x.dump();
+    }
+    if (auto st = p.find("stats"); st != p.end() && !st->is_null()) {
+      if (!st->is_object()) ck.fail(w, "\"stats\" is not an object");
+      for (const auto& [k, x] : st->items()) {
+        if (x.is_null()) continue;
+        if (!x.is_number()) ck.fail(w, fmt::format("stats \"{}\" is not a number", k));
+        v.stats.emplace_back(k, x.get<double>());
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 }  // namespace
@@ -249,6 +283,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (auto e = r.find("vk_validation_errors"); e != r.end() && e->is_number_unsigned()) {
       c.vk_validation_errors = e->get<uint64_t>();
     }
+    c.pipelines = parse_pipelines(ck, r, w);
     c.key = case_key(c.variant, c.impl, c.dtype, c.params);
     // Two results with one key would make matching ambiguous.
     const std::string device_key = std::to_string(c.device) + "\n" + c.key;

@@ -44,6 +44,14 @@ struct ValidationRecord {
   int64_t rows_checked = 0, rows_total = 0;
 };
 
+// One entry of a result's "pipelines": what compare and the HTML report read.
+struct PipelineRecordView {
+  std::string shader, storage;
+  std::vector<uint32_t> local_size;                    // 3 values
+  std::vector<std::pair<std::string, double>> stats;   // the driver's names, file order; null values left out
+  std::string spec;                                    // the spec constants, "NAME=V ...", for display
+};
+
 struct CaseRecord {
   size_t ordinal = 0;  // position in the file's results
   std::string id, variant, impl, dtype, label, status, reason;
@@ -53,6 +61,7 @@ struct CaseRecord {
   std::optional<TimeRecord> time;
   std::optional<ValidationRecord> validation;
   uint64_t vk_validation_errors = 0;
+  std::vector<PipelineRecordView> pipelines;
   std::string key;  // case_key(): variant, impl, dtype, params (device excluded)
 
   bool ok() const { return status == "ok"; }

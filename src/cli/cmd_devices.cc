@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/vulkan_session.h"
+#include "harness/device_profile.h"
 #include "harness/report.h"
 
 namespace pebench {
@@ -15,10 +16,19 @@ class DevicesCommand : public Command {
  public:
   std::string name() const override { return "devices"; }
   std::string description() const override { return "list every Vulkan device and its relevant properties"; }
-  void configure(CLI::App& app) override { app.add_flag("--json", json_, "print JSON (the report's device objects)"); }
+  void configure(CLI::App& app) override {
+    app.add_flag("--json", json_, "print JSON (the report's device objects)");
+    app.add_option("--emulate", emulate_, "show every device as a profile makes the planner see it");
+    app.add_flag("--profiles", list_profiles_, "list the built-in device profiles for --emulate");
+  }
 
   int run(CLI::App&) override {
+    if (list_profiles_) return print_profiles();
     VulkanSession s = open_vulkan(false);
+    if (!emulate_.empty()) {
+      const DeviceProfile profile = load_profile(emulate_);
+      for (auto& d : s.devices) d = apply_profile(d, profile);
+    }
     if (json_) {
       nlohmann::json all = nlohmann::json::array();
       for (const auto& d : s.devices) all.push_back(device_json(d));
@@ -27,7 +37,8 @@ class DevicesCommand : public Command {
     }
     for (const auto& d : s.devices) {
       const auto& l = d.limits;
-      std::cout << fmt::format("[{}] {}\n", d.index, d.name);
+      std::cout << fmt::format("[{}] {}{}\n", d.index, d.name,
+                               d.profile.empty() ? "" : fmt::format("  (as profile {})", d.profile));
       std::cout << fmt::format("    vendor 0x{:04x}  device 0x{:04x}  type {}\n", d.vendor_id, d.device_id,
                                device_type_name(d.type));
       std::cout << fmt::format("    driver {} ({}), version {}\n", d.driver_name.empty() ? "?" : d.driver_name,
@@ -50,7 +61,21 @@ class DevicesCommand : public Command {
   }
 
  private:
-  bool json_ = false;
+  int print_profiles() const {
+    for (const auto& p : builtin_profiles()) {
+      if (json_) continue;
+      std::cout << fmt::format("{:<24} {}\n", p.name, p.summary);
+    }
+    if (json_) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& p : builtin_profiles()) all.push_back({{"name", p.name}, {"summary", p.summary}});
+      std::cout << all.dump(2) << "\n";
+    }
+    return 0;
+  }
+
+  std::string emulate_;
+  bool json_ = false, list_profiles_ = false;
 };
 
 PEBENCH_REGISTER_COMMAND(DevicesCommand);

@@ -11,11 +11,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "analysis/text_table.h"
+#include "cli/pipeline_table.h"
 #include "cli/command.h"
 #include "cli/vulkan_session.h"
 #include "harness/bench_driver.h"
+#include "harness/device_profile.h"
 #include "harness/errors.h"
 #include "harness/presets.h"
 #include "harness/registry.h"
@@ -57,6 +60,10 @@ class RunCommand : public Command {
     app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
     app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")->capture_default_str();
     app.add_flag("--quiet", quiet_, "no progress lines");
+    app.add_flag("--compile-only", compile_only_,
+                 "plan every case and build its pipelines, run nothing (works on devices that cannot execute)");
+    app.add_option("--emulate", emulate_, "plan for a device profile: a built-in name (devices --profiles) or a "
+                                          "Vulkan Profiles JSON file");
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -92,6 +99,11 @@ class RunCommand : public Command {
       auto& dst = spec.axes[key];
       dst.insert(dst.end(), values.begin(), values.end());
     }
+    if (compile_only_ && !dump_.empty()) {
+      throw UsageError("--compile-only runs nothing, so it has nothing to --dump");
+    }
+    std::optional<DeviceProfile> profile;
+    if (!emulate_.empty()) profile = load_profile(emulate_);
     const auto planned = expand_sweep(Registry::instance(), spec);
     if (planned.empty()) throw UsageError("the selection matches no case");
 
@@ -116,14 +128,19 @@ class RunCommand : public Command {
     nlohmann::json devices = nlohmann::json::array();
     std::vector<SweepCase> cases;
     for (uint32_t idx : selected) {
-      auto ctx = GpuContext::Create(*vk.instance, vk.devices[idx]);
+      const PhysicalDeviceInfo info = profile ? apply_profile(vk.devices[idx], *profile) : vk.devices[idx];
+      auto ctx = GpuContext::Create(*vk.instance, info);
       if (!ctx.ok()) {
-        throw std::runtime_error(fmt::format("cannot open device {} ({}): {}", idx, vk.devices[idx].name,
+        throw std::runtime_error(fmt::format("cannot open device {} ({}): {}", idx, info.name,
                                              ctx.status().message()));
+      }
+      if (!compile_only_ && !ctx.value()->device().can_execute()) {
+        throw UsageError(fmt::format("device {} ({}): {}; run it with --compile-only to build and inspect the "
+                                     "pipelines", idx, info.name, ctx.value()->device().cannot_execute_reason()));
       }
       contexts.push_back(std::move(ctx).value());
       contexts.back()->device().set_submit_timeout(timeout_s_);
-      devices.push_back(device_json(vk.devices[idx]));
+      devices.push_back(device_json(info));
       for (const auto& pc : planned) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
     }
 
@@ -138,6 +155,7 @@ class RunCommand : public Command {
                      {"seed", seed_},
                      {"validate", !no_validate_},
                      {"vulkan_validation", vk_validation_},
+                     {"compile_only", compile_only_},
                      {"cases", cases.size()}};
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
@@ -150,10 +168,15 @@ class RunCommand : public Command {
     if (!user_min_time) options.min_time_s = preset ? preset->min_time_s : 0.1;
 
     std::signal(SIGINT, on_sigint);
-    BenchDriver driver(*vk.instance, writer, options);
-    driver.run(cases);
+    if (compile_only_) {
+      compile_sweep(*vk.instance, writer, cases, options.progress);
+    } else {
+      BenchDriver driver(*vk.instance, writer, options);
+      driver.run(cases);
+    }
     std::signal(SIGINT, SIG_DFL);
     writer.flush();
+    if (compile_only_) return summarize_compiled(writer);
 
     const int code = summarize(writer);
     for (const auto& ctx : contexts) {
@@ -210,6 +233,35 @@ class RunCommand : public Command {
     return 0;
   }
 
+  // --compile-only: one row per pipeline, with the statistics a kernel
+  // engineer reads first (the report has them all).
+  int summarize_compiled(const ReportWriter& writer) {
+    std::cout << pipeline_table(writer.results()).text();
+    size_t compiled = 0, bad = 0, other = 0;
+    std::string first_bad;
+    for (const auto& r : writer.results()) {
+      if (r.status == CaseStatus::kCompiled) {
+        ++compiled;
+      } else if (r.status == CaseStatus::kError) {
+        if (bad++ == 0) first_bad = fmt::format("{} {}: {}", r.id, status_name(r.status), r.reason);
+      } else {
+        ++other;
+      }
+    }
+    std::cout << fmt::format("{} compiled, {} errored, {} skipped or unsupported; report: {}\n", compiled, bad, other,
+                             writer.path());
+    if (g_interrupted) return 130;
+    if (bad > 0) {
+      std::cerr << "pebench run: error: " << first_bad << "\n";
+      return 1;
+    }
+    if (compiled == 0) {
+      std::cerr << "pebench run: error: no case compiled\n";
+      return 1;
+    }
+    return 0;
+  }
+
   inline static const std::vector<std::pair<std::string, std::string>> kAxisFlags = {
       {"--batch", "batch"}, {"--seq", "seq"},   {"--kv-seq", "kv_seq"}, {"--heads", "heads"},
       {"--kv-heads", "kv_heads"}, {"--dim", "dim"}, {"--dtype", "dtype"}, {"--causal", "causal"}};
@@ -217,7 +269,8 @@ class RunCommand : public Command {
   std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
   std::map<std::string, std::string> axis_text_;
   std::vector<std::string> params_;
-  bool no_validate_ = false, vk_validation_ = false, quiet_ = false;
+  std::string emulate_;
+  bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false;
   uint64_t seed_ = 0;
   double timeout_s_ = 120;
 };

@@ -157,19 +157,67 @@ void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const 
 
   ++done_;
   if (options_.progress) {
-    const SweepCase& c = cases_[index];
-    std::string line = fmt::format("[{:>{}}/{}] d{} {} {} {} {}", done_, std::to_string(cases_.size()).size(),
-                                   cases_.size(), c.device_index, r.variant, r.impl, r.dtype, r.label);
-    line += fmt::format("  {}", status_name(r.status));
-    if (r.time) {
-      line += fmt::format("  {}", format_ns(r.time->median));
-      if (r.cost.bytes > 0) line += fmt::format("  {:.2f} GB/s", r.cost.bytes / r.time->median);
-      if (r.cost.flops > 0) line += fmt::format("  {:.2f} GFLOP/s", r.cost.flops / r.time->median);
-    }
-    if (r.validation.ran && std::isfinite(r.validation.nmse)) line += fmt::format("  nmse {:.2g}", r.validation.nmse);
-    if (r.status != CaseStatus::kOk) line += "  (" + r.reason + ")";
-    std::fprintf(options_.progress, "%s\n", line.c_str());
+    std::fprintf(options_.progress, "%s\n", progress_line(done_, cases_.size(), cases_[index], r).c_str());
     std::fflush(options_.progress);
+  }
+}
+
+std::string progress_line(size_t done, size_t total, const SweepCase& c, const CaseResult& r) {
+  std::string line = fmt::format("[{:>{}}/{}] d{} {} {} {} {}", done, std::to_string(total).size(), total,
+                                 c.device_index, r.variant, r.impl, r.dtype, r.label);
+  line += fmt::format("  {}", status_name(r.status));
+  if (r.time) {
+    line += fmt::format("  {}", format_ns(r.time->median));
+    if (r.cost.bytes > 0) line += fmt::format("  {:.2f} GB/s", r.cost.bytes / r.time->median);
+    if (r.cost.flops > 0) line += fmt::format("  {:.2f} GFLOP/s", r.cost.flops / r.time->median);
+  }
+  if (r.validation.ran && std::isfinite(r.validation.nmse)) line += fmt::format("  nmse {:.2g}", r.validation.nmse);
+  if (r.status == CaseStatus::kCompiled) line += fmt::format("  {} pipeline(s)", r.pipelines.size());
+  if (r.status != CaseStatus::kOk && !r.reason.empty()) line += "  (" + r.reason + ")";
+  return line;
+}
+
+CaseResult initial_result(const SweepCase& c) {
+  CaseResult r;
+  r.device = c.device_index;
+  r.variant = c.planned.variant->id();
+  r.params = c.planned.params;
+  r.impl = r.params.impl();
+  r.dtype = r.params.s("dtype");
+  r.id = case_id(c.device_index, *c.planned.variant, r.params);
+  r.label = short_params(*c.planned.variant, r.params, c.planned.explicit_keys);
+  return r;
+}
+
+void compile_sweep(const Instance& instance, ReportWriter& writer, const std::vector<SweepCase>& cases,
+                   FILE* progress) {
+  const RunOptions options;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const SweepCase& c = cases[i];
+    CaseResult r = initial_result(c);
+    const uint64_t errors_before = instance.validation_error_count();
+    if (g_interrupted) {
+      r.status = CaseStatus::kSkipped;
+      r.reason = "interrupted";
+    } else if (!c.planned.rejected.empty()) {
+      r.status = CaseStatus::kSkipped;
+      r.reason = c.planned.rejected;
+    } else {
+      CaseRun(*c.gpu, *c.planned.variant, options, r).compile();
+    }
+    r.vk_validation_errors = instance.validation_error_count() - errors_before;
+    if (r.vk_validation_errors > 0 && r.status == CaseStatus::kCompiled) {
+      const auto msgs = instance.validation_messages();
+      r.status = CaseStatus::kError;
+      r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
+                             msgs.empty() ? "(see stderr)" : msgs.front());
+    }
+    writer.add(r);
+    writer.flush();
+    if (progress) {
+      std::fprintf(progress, "%s\n", progress_line(i + 1, cases.size(), c, r).c_str());
+      std::fflush(progress);
+    }
   }
 }
 
@@ -182,13 +230,7 @@ void BenchDriver::run(const std::vector<SweepCase>& cases) {
   for (size_t i = 0; i < cases_.size(); ++i) {
     const SweepCase& c = cases_[i];
     CaseResult& r = results_[i];
-    r.device = c.device_index;
-    r.variant = c.planned.variant->id();
-    r.params = c.planned.params;
-    r.impl = r.params.impl();
-    r.dtype = r.params.s("dtype");
-    r.id = case_id(c.device_index, *c.planned.variant, r.params);
-    r.label = short_params(*c.planned.variant, r.params, c.planned.explicit_keys);
+    r = initial_result(c);
     std::string name = fmt::format("d{}/{}/{}/{}", c.device_index, r.variant, r.impl, r.dtype);
     for (const auto& [k, v] : r.params.values()) {
       if (k != "impl" && k != "dtype") name += "/" + k + ":" + param_to_string(v);

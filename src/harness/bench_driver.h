@@ -44,6 +44,16 @@ extern std::atomic<bool> g_interrupted;
 // default it does not have (derived defaults are left out).
 std::string short_params(const Variant& v, const Params& p, const std::vector<std::string>& explicit_keys = {});
 
+// A case's result before it runs: identity, parameters and label.
+CaseResult initial_result(const SweepCase& c);
+// The one-line progress report of a finished case ("[3/12] d0 rope.apply ...").
+std::string progress_line(size_t done, size_t total, const SweepCase& c, const CaseResult& r);
+
+// --compile-only: plans every case and builds its pipelines (CaseRun::compile),
+// executes nothing; results go to the writer in sweep order.
+void compile_sweep(const Instance& instance, ReportWriter& writer, const std::vector<SweepCase>& cases,
+                   FILE* progress);
+
 class BenchDriver {
  public:
   BenchDriver(const Instance& instance, ReportWriter& writer, DriverOptions options);

@@ -9,6 +9,12 @@
 // reason; time_once() then gives one GPU-timed execution in nanoseconds
 // (wall-clock around submit+wait where the queue has no timestamps, recorded
 // as such in result.timing).
+//
+// compile() instead stops after planning: it builds the case, checks it
+// against the device and creates every pipeline the case would dispatch
+// (same planner, spec constants, workgroup sizes, layouts), records them in
+// result.pipelines and executes nothing (status `compiled`). It works on a
+// device that cannot execute.
 #pragma once
 
 #include <map>
@@ -42,10 +48,14 @@ class CaseRun {
 
   // True when the case can be timed (status ok or failed).
   bool setup();
+  // Plans and builds the case's pipelines only; true when status is compiled.
+  bool compile();
   // One timed execution, in ns. Throws StatusError on a device failure.
   double time_once();
 
  private:
+  template <typename Steps>
+  bool guarded(Steps steps);
   void build_and_check();
   void allocate_and_upload();
   void record();

@@ -18,6 +18,8 @@ const char* status_name(CaseStatus s) {
       return "unsupported";
     case CaseStatus::kError:
       return "error";
+    case CaseStatus::kCompiled:
+      return "compiled";
   }
   return "error";
 }
@@ -48,6 +50,20 @@ nlohmann::json params_to_json(const Params& p) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : p.values()) {
     std::visit([&j, &k = k](const auto& x) { j[k] = x; }, v);
+  }
+  return j;
+}
+
+nlohmann::json pipeline_to_json(const PipelineRecord& p) {
+  nlohmann::json spec = nlohmann::json::object();
+  for (const auto& [name, value] : p.spec_constants) spec[name] = value;
+  nlohmann::json j = {{"shader", p.shader},         {"storage", p.storage},
+                      {"spec_constants", spec},     {"local_size", p.local_size},
+                      {"groups", p.groups}};
+  if (!p.stats.empty()) {
+    nlohmann::json stats = nlohmann::json::object();
+    for (const auto& [name, value] : p.stats) stats[name] = number(value);
+    j["stats"] = stats;
   }
   return j;
 }
@@ -97,6 +113,8 @@ nlohmann::json result_to_json(const CaseResult& r) {
     j["validation"] = nullptr;
   }
   j["vk_validation_errors"] = r.vk_validation_errors;
+  j["pipelines"] = nlohmann::json::array();
+  for (const auto& p : r.pipelines) j["pipelines"].push_back(pipeline_to_json(p));
   return j;
 }
 

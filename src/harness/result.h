@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,7 +16,9 @@
 
 namespace pebench {
 
-enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError };
+// kCompiled: --compile-only planned the case and built its pipelines, and
+// ran nothing.
+enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError, kCompiled };
 const char* status_name(CaseStatus s);
 
 struct TimeStats {
@@ -24,6 +27,20 @@ struct TimeStats {
 };
 // Statistics of `samples` (must be non-empty).
 TimeStats time_stats(std::vector<double> samples);
+
+// One pipeline a case dispatched, as interface.md "pipelines" describes it.
+struct PipelineRecord {
+  std::string shader;   // file stem, e.g. "attn_flash_nope"
+  std::string storage;  // the shader build: "f32" or "f16"
+  std::vector<std::pair<std::string, uint32_t>> spec_constants;  // named, in constant_id order
+  std::array<uint32_t, 3> local_size{1, 1, 1};
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  std::vector<std::pair<std::string, double>> stats;  // the driver's own names; empty without the extension
+  bool operator==(const PipelineRecord& o) const {
+    return shader == o.shader && storage == o.storage && spec_constants == o.spec_constants &&
+           local_size == o.local_size && groups == o.groups;
+  }
+};
 
 struct CaseResult {
   uint32_t device = 0;
@@ -40,9 +57,11 @@ struct CaseResult {
   Cost cost;
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
+  std::vector<PipelineRecord> pipelines;  // each distinct dispatch once, in recording order
 };
 
 nlohmann::json params_to_json(const Params& p);
 nlohmann::json result_to_json(const CaseResult& r);
+nlohmann::json pipeline_to_json(const PipelineRecord& p);
 
 }  // namespace pebench
