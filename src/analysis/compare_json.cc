@@ -45,6 +45,12 @@ nlohmann::json pair_json(const PairComparison& p) {
     j["test"] = c.p_value ? nlohmann::json(c.exact_test ? "exact" : "normal") : nlohmann::json(nullptr);
     j["verdict"] = c.verdict == Verdict::kNone ? nlohmann::json(nullptr) : nlohmann::json(verdict_name(c.verdict));
     j["status_change"] = status_change_name(c.change);
+    nlohmann::json stats = nlohmann::json::array();
+    for (const auto& sc : c.stat_changes) {
+      stats.push_back({{"pipeline", sc.shader}, {"statistic", sc.stat}, {"base", opt(sc.base)}, {"new", opt(sc.next)},
+                       {"new_spills", sc.new_spills}});
+    }
+    j["pipeline_stat_changes"] = stats;
     cases.push_back(j);
   }
   nlohmann::json only_base = nlohmann::json::array(), only_new = nlohmann::json::array();

@@ -61,6 +61,32 @@ std::string verdict_cell(const CaseComparison& c) {
 
 std::string case_cell(const CaseRecord& c) { return c.label.empty() ? params_label(c.params) : c.label; }
 
+// The driver's pipeline statistics that changed (registers, spills,
+// occupancy...), one row per statistic.
+void stats_section(TextDocument& doc, const PairComparison& pair, bool device_column) {
+  std::vector<std::string> header;
+  if (device_column) header.push_back("device");
+  for (const char* h : {"variant", "impl", "dtype", "case", "pipeline", "statistic", "base", "new"}) header.push_back(h);
+  TextTable t(header);
+  t.align_right(header.size() - 2);
+  t.align_right(header.size() - 1);
+  auto value = [](const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : std::string("-"); };
+  for (const auto& c : pair.cases) {
+    for (const auto& sc : c.stat_changes) {
+      std::vector<std::string> row;
+      if (device_column) row.push_back(c.base->device_info->key_name);
+      for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), sc.shader, sc.stat,
+                               value(sc.base), value(sc.next)}) {
+        row.push_back(cell);
+      }
+      t.add_row(row);
+    }
+  }
+  if (t.rows() == 0) return;
+  doc.paragraph({fmt::format("pipeline statistics that changed ({}):", t.rows())});
+  doc.table(std::move(t));
+}
+
 void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, const PairComparison& pair,
                   const CompareOptions& options) {
   const ReportFile& base = reports[pair.base_report];
@@ -128,6 +154,8 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
     doc.paragraph({fmt::format("only in NEW ({}):", pair.only_in_new.size())});
     doc.list(listing(pair.only_in_new));
   }
+
+  stats_section(doc, pair, device_column);
 
   size_t changed = 0;
   for (const auto& c : pair.cases) changed += c.change != StatusChange::kSame;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/mann_whitney.h"
+#include "analysis/pipeline_stats.h"
 
 namespace pebench {
 
@@ -75,11 +76,41 @@ StatusChange status_change(const std::string& base, const std::string& next) {
   return StatusChange::kOther;
 }
 
+// Pairs each BASE pipeline with the NEW one of the same shader and build
+// (the k-th with the k-th) and lists the key statistics that differ.
+std::vector<StatChange> stat_changes(const std::vector<PipelineRecordView>& base,
+                                     const std::vector<PipelineRecordView>& next) {
+  std::vector<StatChange> out;
+  std::vector<bool> used(next.size(), false);
+  for (const auto& b : base) {
+    const PipelineRecordView* n = nullptr;
+    for (size_t i = 0; i < next.size() && !n; ++i) {
+      if (!used[i] && next[i].shader == b.shader && next[i].storage == b.storage) {
+        used[i] = true;
+        n = &next[i];
+      }
+    }
+    if (!n) continue;
+    for (const auto& column : key_stat_columns()) {
+      const auto bv = find_stat(b.stats, column);
+      const auto nv = find_stat(n->stats, column);
+      if (bv == nv) continue;
+      out.push_back({b.shader + "." + b.storage, column.title, bv, nv, false});
+    }
+    const auto bs = spills(b.stats), ns = spills(n->stats);
+    if (bs && ns && *bs == 0 && *ns > 0) {
+      out.push_back({b.shader + "." + b.storage, "spills (gate)", bs, ns, true});
+    }
+  }
+  return out;
+}
+
 CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, const CompareOptions& options) {
   CaseComparison c;
   c.base = &base;
   c.next = &next;
   c.change = status_change(base.status, next.status);
+  c.stat_changes = stat_changes(base.pipelines, next.pipelines);
   if (base.timed()) c.base_median = base.time->median;
   if (next.timed()) c.new_median = next.time->median;
   // Only cases that ran correctly on both sides have a meaningful time.

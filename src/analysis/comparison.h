@@ -36,6 +36,16 @@ enum class StatusChange {
 };
 const char* status_change_name(StatusChange c);
 
+// A key pipeline statistic (analysis/pipeline_stats.h) that differs
+// between BASE and NEW, for one pipeline of a matched case (pipelines are
+// paired by shader and build, in order).
+struct StatChange {
+  std::string shader;
+  std::string stat;  // the column title: "VGPRs", "spilled VGPRs", ...
+  std::optional<double> base, next;
+  bool new_spills = false;  // BASE had no spills here, NEW has (what --gate fails)
+};
+
 struct CaseComparison {
   const CaseRecord* base = nullptr;
   const CaseRecord* next = nullptr;
@@ -44,6 +54,7 @@ struct CaseComparison {
   bool exact_test = false;
   Verdict verdict = Verdict::kNone;
   StatusChange change = StatusChange::kSame;
+  std::vector<StatChange> stat_changes;
 };
 
 struct GeoMean {

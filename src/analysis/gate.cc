@@ -34,6 +34,11 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
         default:
           break;
       }
+      for (const auto& sc : c.stat_changes) {
+        if (!sc.new_spills) continue;
+        g.reasons.push_back(fmt::format("spills: {}: {} spills {:g} registers, none in BASE{}", name(b), sc.shader,
+                                        sc.next.value_or(0), in));
+      }
       if (c.verdict == Verdict::kSlower) {
         g.reasons.push_back(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}){}", name(b),
                                         format_ratio(c.ratio), format_ns(c.base_median), format_ns(c.new_median),

@@ -5,6 +5,8 @@
 //   lost     ok in BASE, skipped or unsupported in NEW
 //   missing  in BASE, absent from NEW
 //   device   BASE and NEW ran on different devices (not a regression test)
+//   spills   a pipeline that spilled no registers in BASE spills in NEW
+//            (driver statistics, e.g. --compile-only on RADV's null device)
 // The correctness reasons do not depend on the threshold: a loose timing
 // threshold on a noisy runner still gates correctness.
 #pragma once
