@@ -370,6 +370,40 @@ TEST(CompareGate, SignificantRegressionFails) {
             0);
 }
 
+// Two compile-only reports of one case whose flash pipeline reports
+// `base_spills` and `new_spills` spilled VGPRs.
+json compiled_with_spills(double spills, double vgprs) {
+  CaseSpec c;
+  c.variant = "attn.nope";
+  c.impl = "flash";
+  c.status = "compiled";
+  c.validated = false;
+  json r = report_json({c});
+  r["results"][0]["pipelines"] = json::array(
+      {{{"shader", "attn_flash_nope"}, {"storage", "f32"}, {"spec_constants", {{"HEAD_DIM", 128}}},
+        {"local_size", {64, 1, 1}}, {"groups", {8, 8, 1}},
+        {"stats", {{"VGPRs", vgprs}, {"Spilled VGPRs", spills}, {"Subgroups per SIMD", 2}}}}});
+  return r;
+}
+
+TEST(CompareGate, NewSpillsFailAndChangedStatisticsAreListed) {
+  // 0 -> 12 spilled VGPRs: the gate names the pipeline, whatever the timing threshold.
+  const GateRun spilled = gate(compiled_with_spills(0, 200), compiled_with_spills(12, 256), {"--threshold", "100"});
+  EXPECT_EQ(spilled.exit_code, 1) << spilled.out;
+  EXPECT_EQ(count_lines_starting(spilled.out, "spills: attn.nope flash f32"), 1u) << spilled.out;
+  EXPECT_NE(spilled.out.find("attn_flash_nope.f32 spills 12 registers"), std::string::npos) << spilled.out;
+  EXPECT_NE(spilled.out.find("pipeline statistics that changed (3)"), std::string::npos) << spilled.out;
+  // Fewer spills, or spills in BASE already: listed, not gated.
+  const GateRun better = gate(compiled_with_spills(12, 256), compiled_with_spills(0, 200));
+  EXPECT_EQ(better.exit_code, 0) << better.out;
+  EXPECT_NE(better.out.find("spilled VGPRs"), std::string::npos) << better.out;
+  EXPECT_EQ(gate(compiled_with_spills(6, 256), compiled_with_spills(280, 256)).exit_code, 0);
+  // Unchanged statistics list nothing.
+  const GateRun same = gate(compiled_with_spills(0, 200), compiled_with_spills(0, 200));
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_EQ(same.out.find("pipeline statistics that changed"), std::string::npos) << same.out;
+}
+
 TEST(CompareGate, NoiseIsNotARegression) {
   // Median 30% higher, but three wildly spread samples a side cannot show it.
   CaseSpec b, n;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "harness/device_profile.h"
 #include "harness/registry.h"
 #include "harness/sweep.h"
 #include "runtime/buffer.h"
@@ -22,6 +23,7 @@ namespace {
 struct Shared {
   std::unique_ptr<Instance> instance;
   std::unique_ptr<GpuContext> gpu;
+  std::map<std::string, std::unique_ptr<GpuContext>> emulated;  // by profile
 };
 
 Shared& shared() {
@@ -34,6 +36,7 @@ class GpuEnvironment : public ::testing::Environment {
   void TearDown() override {
     Shared& s = shared();
     if (!s.instance) return;
+    s.emulated.clear();
     s.gpu.reset();  // destruction is validated too
     const uint64_t errors = s.instance->validation_error_count();
     const auto messages = s.instance->validation_messages();
@@ -77,6 +80,13 @@ GpuContext& gpu() {
   return *shared().gpu;
 }
 
+GpuContext& gpu_as(const std::string& profile) {
+  ensure_open();
+  auto& slot = shared().emulated[profile];
+  if (!slot) slot = GpuContext::Create(*shared().instance, apply_profile(gpu().info(), load_profile(profile))).value();
+  return *slot;
+}
+
 void expect_no_validation_errors(uint64_t before) {
   const uint64_t now = instance().validation_error_count();
   const auto messages = instance().validation_messages();
@@ -84,12 +94,12 @@ void expect_no_validation_errors(uint64_t before) {
 }
 
 std::vector<CaseResult> run_cases(const std::string& variant, const std::map<std::string, std::string>& axes,
-                                  RunOptions options) {
+                                  RunOptions options, GpuContext* on) {
   SweepSpec spec;
   spec.variant_globs = {variant};
   for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
   std::vector<CaseResult> results;
-  GpuContext& ctx = gpu();
+  GpuContext& ctx = on ? *on : gpu();
   for (const auto& pc : expand_sweep(Registry::instance(), spec)) {
     CaseResult r;
     r.variant = pc.variant->id();
@@ -167,8 +177,11 @@ Reference BuiltCase::reference() const {
   return ref;
 }
 
-ProcessResult run_pebench(const std::vector<std::string>& args) {
-  std::string cmd = shell_quote(PEBENCH_EXE);
+ProcessResult run_pebench(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  std::string cmd;
+  for (const auto& e : env) cmd += shell_quote(e) + " ";
+  if (!env.empty()) cmd = "env " + cmd;
+  cmd += shell_quote(PEBENCH_EXE);
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>&1";
   ProcessResult r;
@@ -266,8 +279,8 @@ double nmse(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 void expect_all_validate(const std::string& variant, const std::map<std::string, std::string>& axes,
-                         size_t expected_cases, RunOptions options) {
-  const auto results = run_cases(variant, axes, options);
+                         size_t expected_cases, RunOptions options, GpuContext* ctx) {
+  const auto results = run_cases(variant, axes, options, ctx);
   EXPECT_EQ(results.size(), expected_cases);
   for (const auto& r : results) {
     SCOPED_TRACE(r.id + " " + r.label);
