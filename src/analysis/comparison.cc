@@ -68,11 +68,12 @@ namespace {
 
 StatusChange status_change(const std::string& base, const std::string& next) {
   if (base == next) return StatusChange::kSame;
-  if (base == "ok") {
+  // "compiled" (--compile-only) is the good state of a report that ran nothing.
+  if (base == "ok" || base == "compiled") {
     if (next == "failed" || next == "error") return StatusChange::kBroke;
     return StatusChange::kLost;
   }
-  if (next == "ok") return StatusChange::kFixed;
+  if (next == "ok" || next == "compiled") return StatusChange::kFixed;
   return StatusChange::kOther;
 }
 

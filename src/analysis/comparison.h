@@ -29,9 +29,9 @@ const char* verdict_name(Verdict v);
 // How the case's status moved from BASE to NEW.
 enum class StatusChange {
   kSame,    // same status on both sides
-  kBroke,   // ok in BASE; failed (validation) or error in NEW
-  kLost,    // ok in BASE; skipped or unsupported in NEW
-  kFixed,   // not ok in BASE, ok in NEW
+  kBroke,   // ok (or compiled) in BASE; failed (validation) or error in NEW
+  kLost,    // ok (or compiled) in BASE; skipped or unsupported in NEW
+  kFixed,   // not ok in BASE, ok (or compiled) in NEW
   kOther,   // any other change (e.g. skipped -> error)
 };
 const char* status_change_name(StatusChange c);

@@ -26,10 +26,10 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
       const std::string why = n.reason.empty() ? "" : ": " + n.reason;
       switch (c.change) {
         case StatusChange::kBroke:
-          g.reasons.push_back(fmt::format("broke: {}: ok in BASE, {} in NEW{}{}", name(b), n.status, why, in));
+          g.reasons.push_back(fmt::format("broke: {}: {} in BASE, {} in NEW{}{}", name(b), b.status, n.status, why, in));
           break;
         case StatusChange::kLost:
-          g.reasons.push_back(fmt::format("lost: {}: ok in BASE, {} in NEW{}{}", name(b), n.status, why, in));
+          g.reasons.push_back(fmt::format("lost: {}: {} in BASE, {} in NEW{}{}", name(b), b.status, n.status, why, in));
           break;
         default:
           break;
