@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analysis/html_report.h"
+#include "analysis/pipeline_stats.h"
 #include "analysis/report_file.h"
 #include "test_util.h"
 
@@ -209,6 +210,31 @@ TEST(HtmlReport, ValidationTableListsEveryCase) {
   EXPECT_NE(section.find("<td class=\"num\">0.25</td>"), std::string::npos);  // the failing nmse
   EXPECT_NE(section.find("nmse 0.25 &gt; tolerance 1e-06"), std::string::npos);
   EXPECT_NE(section.find("rotary_dim=63 must be even"), std::string::npos);
+}
+
+TEST(HtmlReport, KernelsSectionListsPipelinesWithTheDriversStatistics) {
+  // The committed navi21 baseline: --compile-only on RADV's null device.
+  const auto rep = load_report(std::string(PEBENCH_SOURCE_DIR) + "/reports/baselines/navi21-kernels.json");
+  const std::string html = html_of({rep});
+  const auto at = html.find("id=\"kernels\"");
+  ASSERT_NE(at, std::string::npos);
+  const auto section = html.substr(at);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (auto pos = section.find(what); pos != std::string::npos; pos = section.find(what, pos + 1)) ++n;
+    return n;
+  };
+  size_t pipelines = 0, spilling = 0;
+  for (const auto& c : rep.cases) {
+    for (const auto& p : c.pipelines) {
+      ++pipelines;
+      spilling += spills(p.stats).value_or(0) > 0;
+    }
+  }
+  EXPECT_EQ(count("<tr"), pipelines + 1);  // plus the header
+  EXPECT_EQ(count("<tr class=\"bad\">"), spilling);  // a spilling pipeline is marked
+  EXPECT_NE(section.find("<th>spilled VGPRs</th>"), std::string::npos);
+  EXPECT_NE(section.find("attn_flash_nope.f32"), std::string::npos);
 }
 
 TEST(HtmlReport, SelfContained) {
