@@ -15,10 +15,13 @@ icd=/usr/share/vulkan/icd.d/lvp_icd.aarch64.json
 arm64() { VK_DRIVER_FILES=$icd QEMU_LD_PREFIX=/ qemu-aarch64-static "$bin" "$@"; }
 
 arm64 devices
-# rope.apply, and attention in both impls with a relative encoding, both
-# dtypes: small shapes, short timing (qemu translates llvmpipe's JIT code).
+# rope.apply, and attention in both impls with a relative encoding: small
+# shapes, short timing (qemu translates llvmpipe's JIT code). f32 only:
+# Debian 12's arm64 llvmpipe (LLVM 15) aborts the process compiling f16
+# storage loads ("LLVM ERROR: Cannot select: v4f32 = fp_extend v4i16",
+# docs/mobile.md), an LLVM bug that no case status can report.
 arm64 run --variant 'rope.apply,attn.nope,attn.t5' --batch 1 --heads 2 --dim 32 --seq 64 \
-  --dtype f32,f16 --quiet --benchmark_min_time=0.001 --out "$out"
+  --dtype f32 --quiet --benchmark_min_time=0.001 --out "$out"
 
 python3 - "$out" <<'PY'
 import json, sys
