@@ -363,9 +363,8 @@ DeviceProfile load_profile(const std::string& name_or_path) {
       if (b.extends) {
         // The union of both profiles' capabilities (the Vulkan Profiles rule).
         nlohmann::json j = nlohmann::json::parse(b.json);
-        for (const auto& [k, v] : nlohmann::json::parse(b.extends)["capabilities"].items()) {
-          j["capabilities"][k] = v;
-        }
+        const nlohmann::json base = nlohmann::json::parse(b.extends);
+        for (const auto& [k, v] : base.at("capabilities").items()) j["capabilities"][k] = v;
         text = j.dump();
       }
       DeviceProfile p = parse_profile_json(text, b.info.name);
