@@ -116,6 +116,15 @@ std::string driver_version_string(uint32_t vendor_id, VkDriverId driver_id, uint
   return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
+namespace {
+// Appends `s` to a pNext chain whose last pNext is *tail.
+template <typename T>
+void chain(void**& tail, T& s) {
+  *tail = &s;
+  tail = &s.pNext;
+}
+}  // namespace
+
 StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index) {
   PhysicalDeviceInfo info;
   info.index = index;
@@ -149,25 +158,13 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   props2.pNext = &subgroup;
   subgroup.pNext = &maint3;
   void** tail = &maint3.pNext;
-  if (has_driver_props) {
-    *tail = &driver;
-    tail = &driver.pNext;
-  }
-  if (has_size_control) {
-    *tail = &size_control;
-    tail = &size_control.pNext;
-  }
+  if (has_driver_props) chain(tail, driver);
+  if (has_size_control) chain(tail, size_control);
   VkPhysicalDeviceIDProperties ids{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-  if (v11) {
-    *tail = &ids;
-    tail = &ids.pNext;
-  }
+  if (v11) chain(tail, ids);
   VkPhysicalDeviceShaderIntegerDotProductProperties dot_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
-  if (has_dot) {
-    *tail = &dot_props;
-    tail = &dot_props.pNext;
-  }
+  if (has_dot) chain(tail, dot_props);
   vkGetPhysicalDeviceProperties2(device, &props2);
 
   const VkPhysicalDeviceProperties& p = props2.properties;
@@ -224,31 +221,16 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   feats2.pNext = &f16storage;
   tail = &f16storage.pNext;
-  if (has_f16i8) {
-    *tail = &f16i8;
-    tail = &f16i8.pNext;
-  }
-  if (has_8bit) {
-    *tail = &s8;
-    tail = &s8.pNext;
-  }
-  if (has_size_control) {
-    *tail = &sizectl;
-    tail = &sizectl.pNext;
-  }
+  if (has_f16i8) chain(tail, f16i8);
+  if (has_8bit) chain(tail, s8);
+  if (has_size_control) chain(tail, sizectl);
   const bool has_exec_props = info.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-  if (has_exec_props) {
-    *tail = &exec_props;
-    tail = &exec_props.pNext;
-  }
+  if (has_exec_props) chain(tail, exec_props);
   VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
-  if (has_dot) {
-    *tail = &dot;
-    tail = &dot.pNext;
-  }
+  if (has_dot) chain(tail, dot);
   vkGetPhysicalDeviceFeatures2(device, &feats2);
   info.features.integer_dot_product = has_dot && dot.shaderIntegerDotProduct;
   info.features.integer_dot_product_4x8_accelerated =
