@@ -28,7 +28,6 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   echo "cross-arm64: adding the arm64 architecture to dpkg"
   $SUDO dpkg --add-architecture arm64
-  added=1
 fi
 missing=()
 for p in "${HOST_PACKAGES[@]}" "${ARM64_PACKAGES[@]}"; do
