@@ -141,7 +141,11 @@ class RunCommand : public Command {
       contexts.push_back(std::move(ctx).value());
       contexts.back()->device().set_submit_timeout(timeout_s_);
       devices.push_back(device_json(info));
-      for (const auto& pc : planned) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
+      std::string note;
+      for (const auto& pc : plan_for_device(preset, spec, planned, info, note)) {
+        cases.push_back(SweepCase{contexts.back().get(), idx, pc});
+      }
+      if (!note.empty() && !quiet_) std::cerr << "pebench run: " << note << "\n";
     }
 
     nlohmann::json header;

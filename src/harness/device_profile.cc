@@ -84,9 +84,120 @@ constexpr const char* kAndroidBaseline2022 = R"({
   "profiles": { "android-baseline-2022": { "capabilities": ["baseline"] } }
 })";
 
+// The vendor classes below extend android-baseline-2022 (every Android
+// device must meet it, so a class profile is the union of the baseline and
+// the class's own capability). A limit is named only where a driver's source
+// or the vendor's documentation gives it; everything else stays at the
+// baseline, so a plan made for a class runs on every device of that class.
+// The subgroup size is not a profile limit: it stays the real device's.
+
+// mali-valhall: Arm Mali-G57/G68/G77/G78/G710 (Valhall).
+//  - maxComputeWorkGroupInvocations 512 (512 x 512 x 512): Arm's published
+//    Valhall limit (Mali GPU best-practices guide; the vulkan.gpuinfo.org
+//    records of Mali-G78 devices report the same); not re-checked here.
+//  - maxComputeSharedMemorySize 32768: Mesa panvk (src/panfrost/vulkan,
+//    "we cap it to 32K"), as Arm's driver reports on gpuinfo.
+//  - maxPushConstantsSize 128: Mesa panvk MAX_PUSH_CONSTANTS_SIZE.
+//  - 16-bit storage and float16/int8 arithmetic: Valhall has them (Arm's
+//    driver exposes VK_KHR_16bit_storage and shaderFloat16).
+constexpr const char* kMaliValhall = R"({
+  "capabilities": { "mali_valhall": {
+    "features": {
+      "VkPhysicalDevice16BitStorageFeatures": { "storageBuffer16BitAccess": true },
+      "VkPhysicalDeviceShaderFloat16Int8Features": { "shaderFloat16": true, "shaderInt8": true }
+    },
+    "properties": {
+      "VkPhysicalDeviceProperties": {
+        "deviceType": "VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU",
+        "limits": {
+          "maxComputeSharedMemorySize": 32768,
+          "maxComputeWorkGroupInvocations": 512,
+          "maxComputeWorkGroupSize": [512, 512, 512],
+          "maxPushConstantsSize": 128
+        }
+      },
+      "VkPhysicalDeviceSubgroupProperties": {
+        "supportedOperations": ["VK_SUBGROUP_FEATURE_BASIC_BIT", "VK_SUBGROUP_FEATURE_VOTE_BIT",
+          "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_SUBGROUP_FEATURE_BALLOT_BIT",
+          "VK_SUBGROUP_FEATURE_SHUFFLE_BIT", "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT",
+          "VK_SUBGROUP_FEATURE_QUAD_BIT"]
+      }
+    }
+  } },
+  "profiles": { "mali-valhall": { "capabilities": ["mali_valhall"] } }
+})";
+
+// adreno-6xx-7xx: Qualcomm Adreno 6xx/7xx (Snapdragon 845 onwards).
+//  - maxComputeWorkGroupInvocations 1024 (1024 x 1024 x 64), shared memory
+//    32768: Qualcomm's driver on vulkan.gpuinfo.org (Adreno 630-740 records;
+//    Mesa Turnip derives 32 KiB from freedreno_devices.py cs_shared_mem_size
+//    and its maxComputeWorkGroupSize is 1024 in x, y and z); not re-checked here.
+//  - maxPushConstantsSize 128: Mesa Turnip MAX_PUSH_CONSTANTS_SIZE
+//    (src/freedreno/vulkan/tu_common.h).
+//  - 16-bit storage and float16 arithmetic: Adreno 6xx/7xx have them.
+//  Subgroups are 64 or 128 wide (Turnip: threadsize_base 64, double threadsize).
+constexpr const char* kAdreno = R"({
+  "capabilities": { "adreno_6xx_7xx": {
+    "features": {
+      "VkPhysicalDevice16BitStorageFeatures": { "storageBuffer16BitAccess": true },
+      "VkPhysicalDeviceShaderFloat16Int8Features": { "shaderFloat16": true },
+      "VkPhysicalDeviceSubgroupSizeControlFeatures": { "subgroupSizeControl": true, "computeFullSubgroups": true }
+    },
+    "properties": {
+      "VkPhysicalDeviceProperties": {
+        "deviceType": "VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU",
+        "limits": {
+          "maxComputeSharedMemorySize": 32768,
+          "maxComputeWorkGroupInvocations": 1024,
+          "maxComputeWorkGroupSize": [1024, 1024, 64],
+          "maxPushConstantsSize": 128
+        }
+      },
+      "VkPhysicalDeviceSubgroupProperties": {
+        "supportedOperations": ["VK_SUBGROUP_FEATURE_BASIC_BIT", "VK_SUBGROUP_FEATURE_VOTE_BIT",
+          "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_SUBGROUP_FEATURE_BALLOT_BIT",
+          "VK_SUBGROUP_FEATURE_SHUFFLE_BIT", "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT",
+          "VK_SUBGROUP_FEATURE_CLUSTERED_BIT", "VK_SUBGROUP_FEATURE_QUAD_BIT"]
+      }
+    }
+  } },
+  "profiles": { "adreno-6xx-7xx": { "capabilities": ["adreno_6xx_7xx"] } }
+})";
+
+// powervr-rogue: Imagination PowerVR Rogue/B-series (AXE, BXE, BXM, BXS),
+// every number from Mesa's PowerVR driver (src/imagination/vulkan/
+// pvr_physical_device.c, pvr_physical_device_get_properties, Mesa commit
+// 10ba7675c8b9): 128 invocations (128 x 128 x 64), 16 KiB shared memory,
+// 128 MiB storage buffers, 128 bytes of push constants, 4 storage buffers
+// per stage, 4 descriptor sets, basic subgroup operations only (subgroup
+// size 1), and no 16-bit storage, float16 or int8 (its feature table says
+// false). That is the Android baseline exactly, which is the point: the
+// baseline is what such a GPU offers.
+constexpr const char* kPowerVr = R"({
+  "capabilities": { "powervr_rogue": {
+    "properties": {
+      "VkPhysicalDeviceProperties": {
+        "deviceType": "VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU",
+        "limits": {
+          "maxComputeSharedMemorySize": 16384,
+          "maxComputeWorkGroupInvocations": 128,
+          "maxComputeWorkGroupSize": [128, 128, 64],
+          "maxStorageBufferRange": 134217728,
+          "maxPushConstantsSize": 128,
+          "maxPerStageDescriptorStorageBuffers": 4,
+          "maxBoundDescriptorSets": 4
+        }
+      },
+      "VkPhysicalDeviceSubgroupProperties": { "supportedOperations": ["VK_SUBGROUP_FEATURE_BASIC_BIT"] }
+    }
+  } },
+  "profiles": { "powervr-rogue": { "capabilities": ["powervr_rogue"] } }
+})";
+
 struct BuiltinText {
   BuiltinProfile info;
   const char* json;
+  const char* extends = nullptr;  // a profile whose capabilities this one adds to
 };
 const std::vector<BuiltinText>& builtins() {
   static const std::vector<BuiltinText> all = {
@@ -96,6 +207,18 @@ const std::vector<BuiltinText>& builtins() {
         "Khronos VP_ANDROID_vulkan_profile_2022: 16 KiB shared memory, 128 invocations, 4 storage buffers, "
         "128-byte push constants, no 16-bit storage"},
        kAndroidBaseline2022},
+      {{"mali-valhall",
+        "Arm Mali Valhall (G57-G710) on Android: 32 KiB shared memory, 512 invocations, 16-bit storage; "
+        "the baseline's 4 storage buffers and 128-byte push constants"},
+       kMaliValhall, kAndroidBaseline2022},
+      {{"adreno-6xx-7xx",
+        "Qualcomm Adreno 6xx/7xx on Android: 32 KiB shared memory, 1024 invocations, 16-bit storage; "
+        "the baseline's 4 storage buffers and 128-byte push constants"},
+       kAdreno, kAndroidBaseline2022},
+      {{"powervr-rogue",
+        "Imagination PowerVR Rogue/B-series (Mesa's driver): 16 KiB shared memory, 128 invocations, "
+        "4 storage buffers, no 16-bit storage"},
+       kPowerVr, kAndroidBaseline2022},
   };
   return all;
 }
@@ -236,7 +359,15 @@ DeviceProfile parse_profile_json(const std::string& text, const std::string& ori
 DeviceProfile load_profile(const std::string& name_or_path) {
   for (const auto& b : builtins()) {
     if (name_or_path == b.info.name) {
-      DeviceProfile p = parse_profile_json(b.json, b.info.name);
+      std::string text = b.json;
+      if (b.extends) {
+        // The union of both profiles' capabilities (the Vulkan Profiles rule).
+        nlohmann::json j = nlohmann::json::parse(b.json);
+        const nlohmann::json base = nlohmann::json::parse(b.extends);
+        for (const auto& [k, v] : base.at("capabilities").items()) j["capabilities"][k] = v;
+        text = j.dump();
+      }
+      DeviceProfile p = parse_profile_json(text, b.info.name);
       p.source = "built-in";
       return p;
     }
@@ -284,6 +415,9 @@ PhysicalDeviceInfo apply_profile(const PhysicalDeviceInfo& real, const DevicePro
   limit(l.max_storage_buffer_range, p, "maxStorageBufferRange");
   limit(l.max_push_constants_size, p, "maxPushConstantsSize");
   limit(l.max_per_stage_descriptor_storage_buffers, p, "maxPerStageDescriptorStorageBuffers");
+  limit(l.max_bound_descriptor_sets, p, "maxBoundDescriptorSets");
+  limit(l.max_uniform_buffer_range, p, "maxUniformBufferRange");
+  limit(l.max_per_stage_resources, p, "maxPerStageResources");
   limit(l.min_storage_buffer_offset_alignment, p, "minStorageBufferOffsetAlignment");
   if (l.max_memory_allocation_size) limit(l.max_memory_allocation_size, p, "maxMemoryAllocationSize");
 
@@ -296,6 +430,10 @@ PhysicalDeviceInfo apply_profile(const PhysicalDeviceInfo& real, const DevicePro
   feature(f.compute_full_subgroups, p, "computeFullSubgroups");
   feature(f.shader_int64, p, "shaderInt64");
   feature(f.shader_float64, p, "shaderFloat64");
+  feature(f.integer_dot_product, p, "shaderIntegerDotProduct");
+  f.integer_dot_product_4x8_accelerated = f.integer_dot_product_4x8_accelerated && f.integer_dot_product;
+  feature(f.cooperative_matrix, p, "cooperativeMatrix");
+  feature(f.bfloat16, p, "shaderBFloat16Type");
   if (!f.subgroup_size_control) e.subgroup.min_size = e.subgroup.max_size = e.subgroup.size;
   if (p.subgroup_operations) e.subgroup.supported_operations &= *p.subgroup_operations;
   return e;

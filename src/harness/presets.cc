@@ -1,5 +1,9 @@
 #include "harness/presets.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 namespace pebench {
 
 const std::vector<Preset>& presets() {
@@ -44,11 +48,12 @@ const std::vector<Preset>& presets() {
         {"abs.floater", {{"seq", {"64"}}, {"d_model", {"64"}}}}},
        0.1},
       {"mobile",
-       "phone-sized models: few heads, short sequences, f16",
+       "phone-sized models: few heads, short sequences, f16 (f32 where the device has no 16-bit storage)",
        {},
        {{"batch", {"1"}}, {"heads", {"4", "8"}}, {"dim", {"64"}}, {"seq", {"128", "512"}}, {"dtype", {"f16"}}},
        {},
-       0.1},
+       0.1,
+       /*f32_without_16bit_storage=*/true},
   };
   return kPresets;
 }
@@ -58,6 +63,42 @@ const Preset* find_preset(const std::string& name) {
     if (p.name == name) return &p;
   }
   return nullptr;
+}
+
+namespace {
+
+bool to_f32(std::vector<std::string>& dtypes) {
+  if (std::find(dtypes.begin(), dtypes.end(), "f16") == dtypes.end()) return false;
+  std::vector<std::string> out;
+  for (const auto& d : dtypes) {
+    const std::string v = d == "f16" ? "f32" : d;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  dtypes = out;
+  return true;
+}
+
+}  // namespace
+
+std::vector<PlannedCase> plan_for_device(const Preset* preset, const SweepSpec& spec,
+                                         const std::vector<PlannedCase>& planned, const PhysicalDeviceInfo& device,
+                                         std::string& note) {
+  note.clear();
+  if (!preset || !preset->f32_without_16bit_storage || device.features.storage_buffer_16bit ||
+      spec.axes.count("dtype") != 0) {
+    return planned;
+  }
+  SweepSpec s = spec;
+  bool changed = false;
+  if (auto it = s.preset_axes.find("dtype"); it != s.preset_axes.end()) changed = to_f32(it->second) || changed;
+  for (auto& [glob, axes] : s.preset_overrides) {
+    if (auto it = axes.find("dtype"); it != axes.end()) changed = to_f32(it->second) || changed;
+  }
+  if (!changed) return planned;
+  note = fmt::format("device {} ({}) has no 16-bit storage (storageBuffer16BitAccess): preset {} runs f32",
+                     device.index, device.profile.empty() ? device.name : "as profile " + device.profile,
+                     preset->name);
+  return expand_sweep(Registry::instance(), s);
 }
 
 }  // namespace pebench

@@ -75,6 +75,9 @@ nlohmann::json device_json(const PhysicalDeviceInfo& d) {
       {"max_storage_buffer_range", l.max_storage_buffer_range},
       {"max_push_constants_size", l.max_push_constants_size},
       {"max_per_stage_descriptor_storage_buffers", l.max_per_stage_descriptor_storage_buffers},
+      {"max_bound_descriptor_sets", l.max_bound_descriptor_sets},
+      {"max_uniform_buffer_range", l.max_uniform_buffer_range},
+      {"max_per_stage_resources", l.max_per_stage_resources},
       {"min_storage_buffer_offset_alignment", l.min_storage_buffer_offset_alignment},
       {"max_memory_allocation_size", l.max_memory_allocation_size},
       {"device_local_heap_bytes", d.device_local_heap_bytes},
@@ -90,11 +93,34 @@ nlohmann::json device_json(const PhysicalDeviceInfo& d) {
       {"unified_memory", d.has_unified_memory},           {"timestamps", d.timestamps_supported()},
       {"subgroup_operations", d.subgroup.supported_operations},
       {"pipeline_executable_info", f.pipeline_executable_info},
+      {"subgroup_operation_names", subgroup_operation_names(d.subgroup.supported_operations)},
+      {"integer_dot_product", f.integer_dot_product},
+      {"integer_dot_product_4x8_accelerated", f.integer_dot_product_4x8_accelerated},
+      {"cooperative_matrix", f.cooperative_matrix},
+      {"bfloat16", f.bfloat16},
   };
+  nlohmann::json heaps = nlohmann::json::array();
+  for (size_t h = 0; h < d.memory_heaps.size(); ++h) {
+    heaps.push_back({{"index", h}, {"size", d.memory_heaps[h].size},
+                     {"flags", memory_heap_flag_names(d.memory_heaps[h].flags)}});
+  }
+  nlohmann::json types = nlohmann::json::array();
+  for (size_t t = 0; t < d.memory_types.size(); ++t) {
+    types.push_back({{"index", t}, {"heap", d.memory_types[t].heap},
+                     {"flags", memory_property_names(d.memory_types[t].flags)}});
+  }
   return {{"index", d.index},
           {"name", d.name},
           {"profile", d.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.profile)},
           {"vendor_id", d.vendor_id},
+          {"vendor", vendor_name(d.vendor_id)},
+          {"device_uuid", uuid_string(d.device_uuid)},
+          {"driver_uuid", uuid_string(d.driver_uuid)},
+          {"pipeline_cache_uuid", uuid_string(d.pipeline_cache_uuid)},
+          {"conformance_version", d.conformance_version.empty() ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(d.conformance_version)},
+          {"memory_heaps", heaps},
+          {"memory_types", types},
           {"device_id", d.device_id},
           {"device_type", device_type_name(d.type)},
           {"driver_id", static_cast<int>(d.driver_id)},
