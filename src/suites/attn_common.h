@@ -113,15 +113,27 @@ struct FlashDevice {
   uint32_t max_invocations;  // maxComputeWorkGroupInvocations (and size x)
   uint32_t subgroup;         // subgroup size
   bool cpu;                  // a CPU device: many rows per invocation (see flash_tiles)
+  bool shuffle = false;      // subgroup shuffles (GPU kernel: reductions without shared memory)
 };
 struct FlashTiles {
   uint32_t invocations = 1;  // per workgroup
-  uint32_t row_slots = 1;    // query rows per invocation (ROWS)
+  uint32_t row_slots = 1;    // query rows per invocation (ROWS; CPU kernel)
+  // GPU kernel (flash_gpu_main.glsl; 0: the CPU kernel): invocations per
+  // query row, each holding d4 / lanes chunks of q and of the accumulator.
+  uint32_t lanes = 0;
+  bool shared_reduce = false;  // GPU kernel without subgroup shuffles
   uint32_t keys = 4;         // keys per staged tile (BC)
   uint32_t d4 = 1;           // vec4 chunks per row (of one part)
   uint32_t parts = 1;        // FlashPlan::parts: registers and shared memory per row scale with it
-  uint32_t rows() const { return invocations * row_slots; }  // staged: rows per workgroup
+  // Staged: query rows per workgroup.
+  uint32_t rows() const { return lanes > 0 ? invocations / lanes : invocations * row_slots; }
 };
+// GPU kernel: vec4 chunks of a row each lane holds at most (registers for q
+// and the accumulator: 2 x 4 x this), and the shared memory its K/V tiles
+// may take per workgroup, so that several workgroups fit on a compute unit.
+constexpr uint32_t kFlashGpuLaneChunks = 4;
+constexpr uint32_t kFlashGpuTileBytes = 16384;
+constexpr uint32_t kFlashGpuInvocations = 128;
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
 
