@@ -114,10 +114,11 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
   t.invocations = std::min(max_wg, std::max(t.lanes, pow2_ceil(std::max<uint64_t>(wanted, sg))));
   if (plan.direct) return t;
   const uint64_t per_key = 2ull * t.d4 * t.parts * 16;  // one K and one V row, f32
-  const uint64_t budget = std::min<uint64_t>(dev.shared_bytes, kFlashGpuTileBytes);
+  const uint64_t reduce_bytes = t.shared_reduce ? 16ull * t.invocations : 0;  // gpu_red
+  const uint64_t budget =
+      std::min<uint64_t>(dev.shared_bytes - std::min<uint64_t>(dev.shared_bytes, reduce_bytes), kFlashGpuTileBytes);
   t.keys = kFlashMaxTileKeys;
   while (t.keys > 4 && t.keys * per_key > budget) t.keys /= 2;
-  const uint64_t reduce_bytes = t.shared_reduce ? 16ull * t.invocations : 0;
   if (t.keys * per_key + reduce_bytes > dev.shared_bytes) {
     throw Unsupported(fmt::format("dim={} needs {} bytes of shared memory for a 4-key K/V tile; the device has {}",
                                   s.dim, t.keys * per_key + reduce_bytes, dev.shared_bytes));
