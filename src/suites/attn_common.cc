@@ -269,7 +269,7 @@ double AttnCase::reference_row_cost() const {
 void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const {
   const AttnShape& s = shape_;
   const int64_t D = s.dim, M = s.kv_seq;
-  prepare_reference(t);
+  const AttnRefTerms terms = reference_terms(t);
   const HostTensor &q = t.at("q"), &k = t.at("k"), &v = t.at("v");
   // k (as the scores see it) and v of the current (b, kv head): rows are
   // sorted, so each slice is built once.
@@ -287,20 +287,20 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
           kr[c] = k.get((kv_slice * M + j) * D + c);
           vs[static_cast<size_t>(j * D + c)] = v.get((kv_slice * M + j) * D + c);
         }
-        reference_k(kvh, j, kr);
+        if (terms.k) terms.k(kvh, j, kr);
       }
       slice = kv_slice;
     }
     const int64_t qpos = s.query_pos(i);
     for (int64_t c = 0; c < D; ++c) qrow[static_cast<size_t>(c)] = q.get(r * D + c);
-    reference_q(h, qpos, qrow.data());
+    if (terms.q) terms.q(h, qpos, qrow.data());
     const int64_t visible = s.causal ? std::min(qpos + 1, M) : M;
     double mx = -INFINITY;
     for (int64_t j = 0; j < visible; ++j) {
       const double* kr = &ks[static_cast<size_t>(j * D)];
       double dot = 0;
       for (int64_t c = 0; c < D; ++c) dot += qrow[static_cast<size_t>(c)] * kr[c];
-      const double sc = s.scale * dot + reference_pair_score_term(h, qpos, j, qrow.data(), kr);
+      const double sc = s.scale * dot + (terms.score ? terms.score(h, qpos, j, qrow.data(), kr) : 0.0);
       score[static_cast<size_t>(j)] = sc;
       mx = std::max(mx, sc);
     }
@@ -311,7 +311,7 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
       l += w;
       const double* vr = &vs[static_cast<size_t>(j * D)];
       for (int64_t c = 0; c < D; ++c) acc[static_cast<size_t>(c)] += w * vr[c];
-      reference_value_term(h, qpos, j, w, acc.data());
+      if (terms.value) terms.value(h, qpos, j, w, acc.data());
     }
     double* out = ref.row("o", r);
     for (int64_t c = 0; c < D; ++c) out[c] = l > 0 ? acc[static_cast<size_t>(c)] / l : 0.0;

@@ -34,13 +34,14 @@
 //     flash_slots_by_head()).
 //   * host: override kernel() and whichever hooks below apply: extra tensors
 //     and their bindings and push constants, the reference's score/value
-//     terms and q/k transforms, extra flops, loop counts of the hooks' own
+//     terms and q/k transforms (reference_terms), extra flops, loop counts of the hooks' own
 //     loops, and the error terms they add. A different default scale is the
 //     `default_scale` passed to resolve_attn_params().
 // docs/attention-kernels.md describes the kernels, tiling and limits.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,21 @@ struct FlashHookLoops {
 };
 uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks);
 
+// A variant's terms in the float64 reference, built from the inputs by
+// AttnCase::reference_terms() for one reference() call, so that no state
+// outlives the call or depends on the order of calls. Every member is
+// optional (empty: no term).
+struct AttnRefTerms {
+  // q row of head h at position qpos / k row of kv head kvh at kpos, in place.
+  std::function<void(int64_t h, int64_t qpos, double* q)> q;
+  std::function<void(int64_t kvh, int64_t kpos, double* k)> k;
+  // Added to scale * q.k of a visible key; q after `q` (unscaled) and k
+  // after `k`, D doubles each.
+  std::function<double(int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k)> score;
+  // Adds w * (the pair's value term) to acc[D].
+  std::function<void(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc)> value;
+};
+
 class AttnCase : public Case {
  public:
   explicit AttnCase(const Params& p);
@@ -214,21 +230,8 @@ class AttnCase : public Case {
   };
   virtual NaiveQK record_naive_prepass(Recorder& rec) const { return {"q", "k", shape_.dtype}; }
 
-  // Reference: called once per reference() call before any row.
-  virtual void prepare_reference(const TensorMap& t) const {}
-  // q row of head h at position qpos / k row of kv head kvh at kpos, in place.
-  virtual void reference_q(int64_t h, int64_t qpos, double* q) const {}
-  virtual void reference_k(int64_t kvh, int64_t kpos, double* k) const {}
-  // Added to scale * q.k for a visible key.
-  virtual double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const { return 0; }
-  // The same for terms that read the rows: q (after reference_q, unscaled)
-  // and k (after reference_k), D doubles each. Default: the one above.
-  virtual double reference_pair_score_term(int64_t h, int64_t qpos, int64_t kpos, const double* q,
-                                           const double* k) const {
-    return reference_score_term(h, qpos, kpos);
-  }
-  // Adds w * (the variant's value term of this pair) to acc[D].
-  virtual void reference_value_term(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc) const {}
+  // Reference: the variant's terms over these inputs (AttnRefTerms).
+  virtual AttnRefTerms reference_terms(const TensorMap& t) const { return {}; }
   virtual double reference_extra_cost_per_key() const { return 0; }
 
   // Cost and error model.
