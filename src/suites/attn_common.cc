@@ -104,7 +104,9 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
   const uint32_t max_wg = std::max(1u, pow2_floor(dev.max_invocations));
   t.shared_reduce = !dev.shuffle;
   uint32_t lanes = pow2_ceil(ceil_div(t.d4, kFlashGpuLaneChunks));
-  if (dev.shuffle) lanes = std::min(lanes, pow2_floor(sg));
+  // A cluster must sit inside one subgroup whatever size the driver picks
+  // for this pipeline (Intel's compiler chooses 8, 16 or 32).
+  if (dev.shuffle) lanes = std::min(lanes, pow2_floor(dev.min_subgroup > 0 ? std::min(dev.min_subgroup, sg) : sg));
   t.lanes = std::min(lanes, max_wg);
   t.row_slots = 1;
   const int64_t rows = s.group() * s.seq;
@@ -391,7 +393,8 @@ void AttnCase::record_flash(Recorder& rec) const {
                         std::min(info.limits.max_compute_work_group_invocations,
                                  info.limits.max_compute_work_group_size[0]),
                         info.subgroup.size, rec.launch().is_cpu(),
-                        (info.subgroup.supported_operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0};
+                        (info.subgroup.supported_operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0,
+                        info.subgroup.min_size};
   const FlashTiles tiles = flash_tiles(s, f, dev);
   const uint64_t loops = flash_loop_iterations(f, tiles, flash_hook_loops());
   if (loops > rec.launch().max_loop_iterations()) {

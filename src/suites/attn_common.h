@@ -115,6 +115,9 @@ struct FlashDevice {
   uint32_t subgroup;         // subgroup size
   bool cpu;                  // a CPU device: many rows per invocation (see flash_tiles)
   bool shuffle = false;      // subgroup shuffles (GPU kernel: reductions without shared memory)
+  // The smallest subgroup the driver may choose (subgroupSizeControl's
+  // minSubgroupSize; 0: `subgroup`): a shuffle cluster must fit in it.
+  uint32_t min_subgroup = 0;
 };
 struct FlashTiles {
   uint32_t invocations = 1;  // per workgroup
