@@ -612,6 +612,15 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   json duplicate = report_json({c, c});
   json no_results = report_json({c});
   no_results.erase("results");
+  // 200,000 nested arrays overflowed the stack of every recursive walk (SIGSEGV).
+  json deep_tool = report_json({c});
+  deep_tool["tool"]["version"] = "DEEP";
+  std::string deep = deep_tool.dump();
+  deep.replace(deep.find("\"DEEP\""), 6, std::string(200000, '[') + std::string(200000, ']'));
+  json huge_number = report_json({c});
+  huge_number["tool"]["version"] = "HUGE";
+  std::string overflow = huge_number.dump();
+  overflow.replace(overflow.find("\"HUGE\""), 6, "1e400");
   const std::vector<Bad> cases = {
       {"truncated.json", full.substr(0, full.size() / 2), "not valid JSON"},
       {"empty.json", "", "empty file"},
@@ -624,12 +633,15 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       {"bad_device.json", bad_device.dump(), "results[0]: device 3 is not in \"devices\""},
       {"bad_sample.json", bad_sample.dump(), "results[0].time_ns: samples[1] is not a finite number"},
       {"duplicate.json", duplicate.dump(), "results[1]: the same case as results[0]"},
+      {"deep.json", deep, "nested deeper than 100 levels"},
+      {"overflow.json", overflow, "not valid JSON (number overflow parsing '1e400' at byte "},
   };
   for (const auto& b : cases) {
     SCOPED_TRACE(b.name);
     const std::string path = write_text(dir, b.name, b.text);
     for (const auto& args : std::vector<std::vector<std::string>>{{"compare", good, path},
                                                                   {"compare", path, good, "--gate"},
+                                                                  {"compare", good, path, "--format", "json"},
                                                                   {"report", path, "-o", dir + "/r.html"}}) {
       const auto r = test::run_pebench(args);
       EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -638,6 +650,10 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     }
   }
+  const auto directory = test::run_pebench({"compare", good, dir});
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_NE(directory.out.find("error: " + dir + ": is a directory, not a report file"), std::string::npos)
+      << directory.out;
   const auto missing = test::run_pebench({"compare", good, dir + "/nope.json"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.out.find(dir + "/nope.json: cannot read: No such file or directory"), std::string::npos)

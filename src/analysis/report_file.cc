@@ -5,12 +5,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "analysis/case_key.h"
+#include "analysis/json_input.h"
 
 namespace pebench {
 
@@ -262,24 +263,40 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   return out;
 }
 
-ReportFile load_report(const std::string& path) {
+namespace {
+
+// A report is a few hundred KiB; anything this large is not one, and reading
+// it whole (say /dev/zero) would exhaust memory first.
+constexpr std::streamsize kMaxReportBytes = std::streamsize(1) << 30;
+
+std::string read_report_text(const std::string& path) {
+  std::error_code ec;
+  // An ifstream opens a directory and reads nothing: say what it is.
+  if (std::filesystem::is_directory(path, ec)) throw ReportError(path + ": is a directory, not a report file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  const std::string text = buf.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ReportError(path + ": empty file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ..."
-    std::string msg = e.what();
-    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
-    throw ReportError(fmt::format("{}: not valid JSON ({})", path, msg));
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxReportBytes) {
+      throw ReportError(fmt::format("{}: larger than {} bytes, not a pebench report", path, kMaxReportBytes));
+    }
   }
-  return parse_report(doc, path);
+  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  return text;
+}
+
+}  // namespace
+
+ReportFile load_report(const std::string& path) {
+  const std::string text = read_report_text(path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ReportError(path + ": empty file");
+  try {
+    return parse_report(parse_untrusted_json(text), path);
+  } catch (const JsonInputError& e) {
+    throw ReportError(fmt::format("{}: {}", path, e.what()));
+  }
 }
 
 std::vector<ReportFile> load_reports(const std::vector<std::string>& paths) {
