@@ -545,6 +545,29 @@ TEST(CompareOutput, MarkdownTables) {
   }
 }
 
+TEST(CompareOutput, HugeAndTinyFiniteTimesStayNumbers) {
+  CaseSpec huge, tiny, normal;
+  huge.samples = samples_around(7e307, 8, 0.1, 1);  // the median of two stays finite
+  tiny.samples = samples_around(1e-300, 8, 0.1, 2);
+  normal.samples = samples_around(400, 8, 0.1, 3);
+  const std::vector<ReportFile> reports = {parse(report_json({huge}), "huge.json"),
+                                           parse(report_json({tiny}), "tiny.json"),
+                                           parse(report_json({normal}), "normal.json")};
+  for (const bool gate : {false, true}) {
+    const CompareResult result = run_compare(reports, kDefaults, gate);
+    test::expect_plain_numbers(render_compare_text(reports, result));
+    test::expect_plain_numbers(render_compare_markdown(reports, result));
+    const json j = compare_json(reports, result);
+    test::expect_plain_numbers(j.dump());
+    // The ratio over 608 decades is out of double range: it is pinned to
+    // the largest/smallest positive double, not inf or 0, and still a verdict.
+    const json& c = j["comparisons"][0]["cases"][0];
+    ASSERT_TRUE(c["ratio"].is_number()) << c;
+    EXPECT_GT(c["ratio"].get<double>(), 0);
+    EXPECT_EQ(c["verdict"], "faster");
+  }
+}
+
 TEST(CompareOutput, TextTableIsAligned) {
   const auto pair = scipy_pair();
   const std::vector<ReportFile> reports = {parse(report_json(pair[0]), "b.json"), parse(report_json(pair[1]), "n.json")};
@@ -617,6 +640,14 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   deep_tool["tool"]["version"] = "DEEP";
   std::string deep = deep_tool.dump();
   deep.replace(deep.find("\"DEEP\""), 6, std::string(200000, '[') + std::string(200000, ']'));
+  // An ok case must have been timed: a zero or missing median would be
+  // counted nowhere and pass the gate.
+  json ok_zero = report_json({c});
+  ok_zero["results"][0]["time_ns"]["median"] = 0;
+  json ok_null_median = report_json({c});
+  ok_null_median["results"][0]["time_ns"]["median"] = nullptr;
+  json ok_untimed = report_json({c});
+  ok_untimed["results"][0]["time_ns"] = nullptr;
   json huge_number = report_json({c});
   huge_number["tool"]["version"] = "HUGE";
   std::string overflow = huge_number.dump();
@@ -633,6 +664,10 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       {"bad_device.json", bad_device.dump(), "results[0]: device 3 is not in \"devices\""},
       {"bad_sample.json", bad_sample.dump(), "results[0].time_ns: samples[1] is not a finite number"},
       {"duplicate.json", duplicate.dump(), "results[1]: the same case as results[0]"},
+      {"ok_zero.json", ok_zero.dump(), "results[0].time_ns: an ok case needs a positive finite \"median\" (got 0)"},
+      {"ok_null_median.json", ok_null_median.dump(),
+       "results[0].time_ns: an ok case needs a positive finite \"median\" (got null)"},
+      {"ok_untimed.json", ok_untimed.dump(), "results[0]: an ok case needs \"time_ns\" (got null)"},
       {"deep.json", deep, "nested deeper than 100 levels"},
       {"overflow.json", overflow, "not valid JSON (number overflow parsing '1e400' at byte "},
   };

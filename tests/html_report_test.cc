@@ -244,6 +244,37 @@ TEST(HtmlReport, DegradesWithoutAttnNopeOrASecondReport) {
   EXPECT_EQ(attr(series[0].substr(0, series[0].find('>')), "data-name"), "default f32");  // one device: no column
 }
 
+// Sets every time of every case in `r` to `ns`.
+void set_all_times(ReportFile& r, double ns) {
+  for (auto& c : r.cases) {
+    if (!c.time) continue;
+    c.time->median = c.time->min = c.time->max = ns;
+    for (auto& s : c.time->samples) s = ns;
+  }
+}
+
+TEST(HtmlReport, HugeAndTinyFiniteTimesAreDrawnAsNumbers) {
+  auto reports = vendor_reports();
+  set_all_times(reports[0], 1e308);
+  set_all_times(reports[2], 1e-300);  // ratios to R0 underflow to 0 in double
+  const std::string html = html_of(reports);
+  test::expect_plain_numbers(html);
+  // Every coordinate of every chart is a finite number.
+  size_t coordinates = 0;
+  for (const char* name : {"circle", "rect", "line", "text"}) {
+    for (const auto& t : tags(html, name)) {
+      for (const char* a : {"cx", "cy", "x", "y", "width", "x1", "x2", "y1", "y2"}) {
+        const std::string v = attr(t, a);
+        if (v.empty()) continue;
+        ++coordinates;
+        EXPECT_TRUE(std::isfinite(std::stod(v))) << t;
+      }
+    }
+  }
+  EXPECT_GT(coordinates, 100u);
+  EXPECT_FALSE(chart(html, "vendors").empty());
+}
+
 TEST(HtmlReport, TextIsEscaped) {
   auto reports = vendor_reports();
   reports.resize(1);

@@ -160,6 +160,18 @@ std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r,
   return t;
 }
 
+// An ok case was timed: without a positive, finite median it could be
+// counted nowhere, and a gate would pass on a case it never compared.
+void require_usable_time(const Checker& ck, const nlohmann::json& r, const std::optional<TimeRecord>& t,
+                         const std::string& where) {
+  if (t && t->median > 0 && std::isfinite(t->median)) return;
+  const auto it = r.find("time_ns");
+  if (it == r.end() || it->is_null()) ck.fail(where, "an ok case needs \"time_ns\" (got null)");
+  const auto median = it->find("median");
+  ck.fail(where + ".time_ns", fmt::format("an ok case needs a positive finite \"median\" (got {})",
+                                          median == it->end() ? "nothing" : median->dump()));
+}
+
 std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohmann::json& r,
                                                  const std::string& where) {
   auto it = r.find("validation");
@@ -246,6 +258,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     c.device = ck.integer(r, w, "device");
     if (!indices.count(c.device)) ck.fail(w, fmt::format("device {} is not in \"devices\"", c.device));
     c.time = parse_time(ck, r, w);
+    if (c.ok()) require_usable_time(ck, r, c.time, w);
     c.validation = parse_validation(ck, r, w);
     if (auto e = r.find("vk_validation_errors"); e != r.end() && e->is_number_unsigned()) {
       c.vk_validation_errors = e->get<uint64_t>();
