@@ -69,6 +69,45 @@ INSTANTIATE_TEST_SUITE_P(
                  "/proc/no/such/dir"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// Options rejected before any device is opened (no GPU needed): each one
+// was accepted, wrapped, crashed or printed a 309-digit range before.
+INSTANTIATE_TEST_SUITE_P(
+    BadOptions, CliRejects,
+    ::testing::Values(
+        BadInput{"TimeoutZero", {"run", "--timeout", "0"}, 2, "--timeout: '0' is not a number of seconds"},
+        BadInput{"TimeoutNegative", {"run", "--timeout", "-1"}, 2, "--timeout: '-1' is not a number of seconds"},
+        BadInput{"TimeoutText", {"run", "--timeout", "abc"}, 2, "--timeout: 'abc' is not a number of seconds"},
+        BadInput{"TimeoutNan", {"run", "--timeout", "nan"}, 2, "--timeout: 'nan' is not a number of seconds"},
+        BadInput{"TimeoutPastMaximum", {"run", "--timeout", "1e11"}, 2,
+                 "--timeout: '1e11' is not a number of seconds above 0 and at most 86400"},
+        BadInput{"TimeoutHuge", {"run", "--timeout", "1e300"}, 2, "--timeout: '1e300' is not a number of seconds"},
+        BadInput{"RepetitionsNegative", {"run", "--benchmark_repetitions=-1"}, 2,
+                 "--benchmark_repetitions=-1: must be a whole number from 1 to 2147483647"},
+        BadInput{"RepetitionsZero", {"run", "--benchmark_repetitions=0"}, 2,
+                 "--benchmark_repetitions=0: must be a whole number from 1 to 2147483647"},
+        BadInput{"EmptyVariant", {"run", "--variant", ""}, 2, "--variant: empty value"},
+        BadInput{"EmptySeq", {"run", "--seq", ""}, 2, "--seq: empty value"},
+        BadInput{"EmptyDtype", {"run", "--dtype", ""}, 2, "--dtype: empty value"},
+        BadInput{"EmptyDevice", {"run", "--device", ""}, 2, "--device: empty value"},
+        BadInput{"EmptyOut", {"run", "--out", ""}, 2, "--out: empty value"},
+        BadInput{"SeedNegative", {"run", "--seed", "-1"}, 2,
+                 "--seed: '-1' is not a whole number from 0 to 18446744073709551615"},
+        BadInput{"SeedPast64Bits", {"run", "--seed", "18446744073709551616"}, 2,
+                 "--seed: '18446744073709551616' is not a whole number from 0 to 18446744073709551615"},
+        BadInput{"SeedFraction", {"run", "--seed", "1.5"}, 2, "--seed: '1.5' is not a whole number"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, LargestSeedAndTimeoutAreAccepted) {
+  const std::string dir = test::temp_dir("limits");
+  const auto r = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "8", "--dtype", "f32", "--seed",
+                                    "18446744073709551615", "--timeout", "86400", "--benchmark_min_time=0.01",
+                                    "--benchmark_repetitions=1", "--quiet", "--out", dir + "/r.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(dir + "/r.json");
+  const auto rep = nlohmann::json::parse(in);
+  EXPECT_EQ(rep["run"]["seed"].get<uint64_t>(), 18446744073709551615u);
+}
+
 TEST(Cli, DevicesJsonListsTheTestDevice) {
   const auto r = test::run_pebench({"devices", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out;
