@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -106,6 +107,21 @@ TEST(Cli, LargestSeedAndTimeoutAreAccepted) {
   std::ifstream in(dir + "/r.json");
   const auto rep = nlohmann::json::parse(in);
   EXPECT_EQ(rep["run"]["seed"].get<uint64_t>(), 18446744073709551615u);
+}
+
+// run --out onto a read-only file: refused before any case runs, the file untouched.
+TEST(Cli, RunRefusesToReplaceAReadOnlyReport) {
+  namespace fs = std::filesystem;
+  const std::string dir = test::temp_dir("readonly");
+  const std::string out = dir + "/kept.json";
+  std::ofstream(out) << "{}";
+  fs::permissions(out, fs::perms::owner_read);
+  const auto r = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "8", "--dtype", "f32", "--quiet",
+                                    "--benchmark_min_time=0.01", "--out", out});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("error: " + out + " is read-only; not replacing it"), std::string::npos) << r.out;
+  EXPECT_EQ(test::read_file(out), "{}");
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all, fs::perms::owner_read);
 }
 
 TEST(Cli, DevicesJsonListsTheTestDevice) {

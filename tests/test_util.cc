@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "harness/registry.h"
 #include "harness/sweep.h"
@@ -182,6 +184,13 @@ void expect_plain_numbers(const std::string& text) {
   size_t run = 0, longest = 0;
   for (char ch : text) longest = std::max(longest, run = std::isdigit(static_cast<unsigned char>(ch)) ? run + 1 : 0);
   EXPECT_LE(longest, 20u) << "a number printed with " << longest << " digits in:\n" << text.substr(0, 4000);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
 }
 
 ProcessResult run_pebench(const std::vector<std::string>& args) {

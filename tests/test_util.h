@@ -92,4 +92,7 @@ ProcessResult run_pebench(const std::vector<std::string>& args);
 // A fresh empty directory under the test temp dir.
 std::string temp_dir(const std::string& name);
 
+// The whole content of a file ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
 }  // namespace pebench::test
