@@ -437,6 +437,32 @@ TEST(CompareGate, ValidationFlipFails) {
   EXPECT_EQ(count_lines_starting(lost.out, "lost:"), 1u) << lost.out;
 }
 
+// An interrupted case did not run: no evidence either way, which is not the
+// same as a case that stopped being supported ("lost").
+TEST(CompareGate, InterruptedCaseIsNotRunNotLost) {
+  auto base = two_cases(1, 1, 1);
+  auto next = base;
+  next[1].status = "interrupted";
+  next[1].reason = "interrupted";
+  next[1].samples.clear();
+  next[1].validated = false;
+  const GateRun r = gate(report_json(base), report_json(next));
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // the gate cannot vouch for a case it never saw run
+  EXPECT_EQ(count_lines_starting(r.out, "not run: abs.learned default f32 seq=1024: ok in BASE, interrupted in NEW"),
+            1u)
+      << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "lost:"), 0u) << r.out;
+  const ReportFile b = parse(report_json(base)), n = parse(report_json(next));
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  ASSERT_EQ(p.cases.size(), 2u);
+  EXPECT_EQ(p.cases[1].change, StatusChange::kNotRun);
+  EXPECT_STREQ(status_change_name(p.cases[1].change), "not run");
+  // Interrupted in BASE and ok now is no fix either, and no reason to fail.
+  const PairComparison back = compare_reports(n, b, kDefaults);
+  EXPECT_EQ(back.cases[1].change, StatusChange::kNotRun);
+  EXPECT_EQ(gate(report_json(next), report_json(base)).exit_code, 0);
+}
+
 TEST(CompareGate, CorrectnessGateHoldsWhateverTheThreshold) {
   auto base = two_cases(1, 1, 1);
   auto next = two_cases(3, 3, 9);

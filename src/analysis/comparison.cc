@@ -36,6 +36,8 @@ const char* status_change_name(StatusChange c) {
       return "lost";
     case StatusChange::kFixed:
       return "fixed";
+    case StatusChange::kNotRun:
+      return "not run";
     case StatusChange::kOther:
       return "changed";
   }
@@ -76,6 +78,7 @@ namespace {
 
 StatusChange status_change(const std::string& base, const std::string& next) {
   if (base == next) return StatusChange::kSame;
+  if (base == "interrupted" || next == "interrupted") return StatusChange::kNotRun;
   if (base == "ok") {
     if (next == "failed" || next == "error") return StatusChange::kBroke;
     return StatusChange::kLost;

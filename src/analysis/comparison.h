@@ -32,6 +32,7 @@ enum class StatusChange {
   kBroke,   // ok in BASE; failed (validation) or error in NEW
   kLost,    // ok in BASE; skipped or unsupported in NEW
   kFixed,   // not ok in BASE, ok in NEW
+  kNotRun,  // interrupted on one side: nothing is known there
   kOther,   // any other change (e.g. skipped -> error)
 };
 const char* status_change_name(StatusChange c);

@@ -130,7 +130,7 @@ class Checker {
 };
 
 const std::set<std::string>& known_statuses() {
-  static const std::set<std::string> s = {"ok", "failed", "skipped", "unsupported", "error"};
+  static const std::set<std::string> s = {"ok", "failed", "skipped", "unsupported", "error", "interrupted"};
   return s;
 }
 

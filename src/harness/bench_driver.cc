@@ -79,7 +79,7 @@ void BenchDriver::start(size_t index) {
   CaseResult& r = results_[index];
   const SweepCase& c = cases_[index];
   if (g_interrupted) {
-    r.status = CaseStatus::kSkipped;
+    r.status = CaseStatus::kInterrupted;
     r.reason = "interrupted";
     return;
   }
@@ -103,7 +103,7 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   CaseResult& r = results_[index];
   if (!ready_ || g_interrupted) {
     if (g_interrupted && ready_) {
-      r.status = CaseStatus::kSkipped;
+      r.status = CaseStatus::kInterrupted;
       r.reason = "interrupted";
       ready_ = false;
     }

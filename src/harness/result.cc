@@ -18,6 +18,8 @@ const char* status_name(CaseStatus s) {
       return "unsupported";
     case CaseStatus::kError:
       return "error";
+    case CaseStatus::kInterrupted:
+      return "interrupted";
   }
   return "error";
 }

@@ -15,7 +15,9 @@
 
 namespace pebench {
 
-enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError };
+// kSkipped: the variant rejects these parameters; kInterrupted: the sweep
+// was stopped (Ctrl-C) before the case ran, so nothing is known about it.
+enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError, kInterrupted };
 const char* status_name(CaseStatus s);
 
 struct TimeStats {
