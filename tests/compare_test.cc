@@ -654,6 +654,9 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   no_variant["results"][0].erase("variant");
   json bad_status = report_json({c});
   bad_status["results"][0]["status"] = "great";
+  // A value shown in the error is escaped and clipped: the error stays one short line.
+  json long_status = report_json({c});
+  long_status["results"][0]["status"] = "two\nlines" + std::string(100000, 'x');
   json bad_device = report_json({c});
   bad_device["results"][0]["device"] = 3;
   json bad_sample = report_json({c});
@@ -687,6 +690,8 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       {"no_results.json", no_results.dump(), "\"results\" is missing"},
       {"no_variant.json", no_variant.dump(), "results[0]: \"variant\" is missing"},
       {"bad_status.json", bad_status.dump(), "results[0]: unknown status \"great\""},
+      {"long_status.json", long_status.dump(),
+       "results[0]: unknown status \"two\\nlines" + std::string(46, 'x') + "...\n"},  // 60 characters
       {"bad_device.json", bad_device.dump(), "results[0]: device 3 is not in \"devices\""},
       {"bad_sample.json", bad_sample.dump(), "results[0].time_ns: samples[1] is not a finite number"},
       {"duplicate.json", duplicate.dump(), "results[1]: the same case as results[0]"},

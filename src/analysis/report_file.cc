@@ -81,6 +81,15 @@ std::string ReportFile::tool_string() const {
 
 namespace {
 
+// A value from the file as an error message shows it: JSON-escaped (a
+// newline in it would break the one-line error) and clipped (a 100 KB
+// string is no clearer than its first 60 characters).
+std::string shown(const nlohmann::json& v) {
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
 // Field checks that name the file and the field in every message.
 class Checker {
  public:
@@ -169,7 +178,7 @@ void require_usable_time(const Checker& ck, const nlohmann::json& r, const std::
   if (it == r.end() || it->is_null()) ck.fail(where, "an ok case needs \"time_ns\" (got null)");
   const auto median = it->find("median");
   ck.fail(where + ".time_ns", fmt::format("an ok case needs a positive finite \"median\" (got {})",
-                                          median == it->end() ? "nothing" : median->dump()));
+                                          median == it->end() ? "nothing" : shown(*median)));
 }
 
 std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohmann::json& r,
@@ -204,7 +213,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   auto schema = doc.find("schema");
   if (schema == doc.end()) ck.fail("", "not a pebench report (no \"schema\" field)");
   if (!schema->is_string() || schema->get<std::string>() != kReadableReportSchema) {
-    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", schema->dump(), kReadableReportSchema));
+    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", shown(*schema), kReadableReportSchema));
   }
   ReportFile rep;
   rep.path = path;
@@ -253,7 +262,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (!c.params.is_object()) ck.fail(w, "\"params\" is not an object");
     c.label = ck.text(r, w, "label");
     c.status = ck.string(r, w, "status");
-    if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status \"{}\"", c.status));
+    if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status {}", shown(c.status)));
     c.reason = ck.text(r, w, "reason");
     c.device = ck.integer(r, w, "device");
     if (!indices.count(c.device)) ck.fail(w, fmt::format("device {} is not in \"devices\"", c.device));
@@ -267,7 +276,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     // Two results with one key would make matching ambiguous.
     const std::string device_key = std::to_string(c.device) + "\n" + c.key;
     if (auto [it, fresh] = first_seen.emplace(device_key, i); !fresh) {
-      ck.fail(w, fmt::format("the same case as results[{}] ({} on device {})", it->second, c.variant, c.device));
+      ck.fail(w, fmt::format("the same case as results[{}] ({} on device {})", it->second, shown(c.variant), c.device));
     }
     rep.cases.push_back(std::move(c));
   }
