@@ -14,10 +14,10 @@ namespace pebench {
 namespace {
 
 struct BadInput {
-  const char* name;
+  std::string name;
   std::vector<std::string> args;
   int exit_code;
-  const char* message;
+  std::string message;
 };
 
 class CliRejects : public ::testing::TestWithParam<BadInput> {};
@@ -68,35 +68,36 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"UnknownCommand", {"frobnicate"}, 2, "unknown command 'frobnicate'"},
         BadInput{"ReportNotWritable", {"run", "--variant", "abs.learned", "--out", "/proc/no/such/dir/r.json"}, 1,
                  "/proc/no/such/dir"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& info) { return info.param.name; });
 
 // Options rejected before any device is opened (no GPU needed): each one
 // was accepted, wrapped, crashed or printed a 309-digit range before.
-INSTANTIATE_TEST_SUITE_P(
-    BadOptions, CliRejects,
-    ::testing::Values(
-        BadInput{"TimeoutZero", {"run", "--timeout", "0"}, 2, "--timeout: '0' is not a number of seconds"},
-        BadInput{"TimeoutNegative", {"run", "--timeout", "-1"}, 2, "--timeout: '-1' is not a number of seconds"},
-        BadInput{"TimeoutText", {"run", "--timeout", "abc"}, 2, "--timeout: 'abc' is not a number of seconds"},
-        BadInput{"TimeoutNan", {"run", "--timeout", "nan"}, 2, "--timeout: 'nan' is not a number of seconds"},
-        BadInput{"TimeoutPastMaximum", {"run", "--timeout", "1e11"}, 2,
-                 "--timeout: '1e11' is not a number of seconds above 0 and at most 86400"},
-        BadInput{"TimeoutHuge", {"run", "--timeout", "1e300"}, 2, "--timeout: '1e300' is not a number of seconds"},
-        BadInput{"RepetitionsNegative", {"run", "--benchmark_repetitions=-1"}, 2,
-                 "--benchmark_repetitions=-1: must be a whole number from 1 to 2147483647"},
-        BadInput{"RepetitionsZero", {"run", "--benchmark_repetitions=0"}, 2,
-                 "--benchmark_repetitions=0: must be a whole number from 1 to 2147483647"},
-        BadInput{"EmptyVariant", {"run", "--variant", ""}, 2, "--variant: empty value"},
-        BadInput{"EmptySeq", {"run", "--seq", ""}, 2, "--seq: empty value"},
-        BadInput{"EmptyDtype", {"run", "--dtype", ""}, 2, "--dtype: empty value"},
-        BadInput{"EmptyDevice", {"run", "--device", ""}, 2, "--device: empty value"},
-        BadInput{"EmptyOut", {"run", "--out", ""}, 2, "--out: empty value"},
-        BadInput{"SeedNegative", {"run", "--seed", "-1"}, 2,
-                 "--seed: '-1' is not a whole number from 0 to 18446744073709551615"},
-        BadInput{"SeedPast64Bits", {"run", "--seed", "18446744073709551616"}, 2,
-                 "--seed: '18446744073709551616' is not a whole number from 0 to 18446744073709551615"},
-        BadInput{"SeedFraction", {"run", "--seed", "1.5"}, 2, "--seed: '1.5' is not a whole number"}),
-    [](const auto& info) { return std::string(info.param.name); });
+std::vector<BadInput> bad_options() {
+  using Named = std::pair<std::string, std::string>;  // test name, value
+  std::vector<BadInput> out;
+  for (const auto& [name, v] : std::vector<Named>{
+           {"Zero", "0"}, {"Negative", "-1"}, {"Text", "abc"}, {"Nan", "nan"}, {"PastMaximum", "1e11"}, {"Huge", "1e300"}}) {
+    out.push_back({"Timeout" + name, {"run", "--timeout", v}, 2,
+                   "--timeout: '" + v + "' is not a number of seconds above 0 and at most 86400"});
+  }
+  for (const auto& [name, v] : std::vector<Named>{{"Negative", "-1"}, {"Zero", "0"}}) {
+    const std::string flag = "--benchmark_repetitions=" + v;
+    out.push_back({"Repetitions" + name, {"run", flag}, 2, flag + ": must be a whole number from 1 to 2147483647"});
+  }
+  for (const auto& [name, option] : std::vector<Named>{
+           {"Variant", "--variant"}, {"Seq", "--seq"}, {"Dtype", "--dtype"}, {"Device", "--device"}, {"Out", "--out"}}) {
+    out.push_back({"Empty" + name, {"run", option, ""}, 2, option + ": empty value"});
+  }
+  for (const auto& [name, v] : std::vector<Named>{
+           {"Negative", "-1"}, {"Past64Bits", "18446744073709551616"}, {"Fraction", "1.5"}}) {
+    out.push_back({"Seed" + name, {"run", "--seed", v}, 2,
+                   "--seed: '" + v + "' is not a whole number from 0 to 18446744073709551615"});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(BadOptions, CliRejects, ::testing::ValuesIn(bad_options()),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(Cli, LargestSeedAndTimeoutAreAccepted) {
   const std::string dir = test::temp_dir("limits");
