@@ -471,6 +471,32 @@ TEST(CompareGate, ValidationFlipFails) {
   EXPECT_EQ(count_lines_starting(lost.out, "lost:"), 1u) << lost.out;
 }
 
+// An interrupted case did not run: no evidence either way, which is not the
+// same as a case that stopped being supported ("lost").
+TEST(CompareGate, InterruptedCaseIsNotRunNotLost) {
+  auto base = two_cases(1, 1, 1);
+  auto next = base;
+  next[1].status = "interrupted";
+  next[1].reason = "interrupted";
+  next[1].samples.clear();
+  next[1].validated = false;
+  const GateRun r = gate(report_json(base), report_json(next));
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // the gate cannot vouch for a case it never saw run
+  EXPECT_EQ(count_lines_starting(r.out, "not run: abs.learned default f32 seq=1024: ok in BASE, interrupted in NEW"),
+            1u)
+      << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "lost:"), 0u) << r.out;
+  const ReportFile b = parse(report_json(base)), n = parse(report_json(next));
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  ASSERT_EQ(p.cases.size(), 2u);
+  EXPECT_EQ(p.cases[1].change, StatusChange::kNotRun);
+  EXPECT_STREQ(status_change_name(p.cases[1].change), "not run");
+  // Interrupted in BASE and ok now is no fix either, and no reason to fail.
+  const PairComparison back = compare_reports(n, b, kDefaults);
+  EXPECT_EQ(back.cases[1].change, StatusChange::kNotRun);
+  EXPECT_EQ(gate(report_json(next), report_json(base)).exit_code, 0);
+}
+
 TEST(CompareGate, CorrectnessGateHoldsWhateverTheThreshold) {
   auto base = two_cases(1, 1, 1);
   auto next = two_cases(3, 3, 9);
@@ -579,6 +605,29 @@ TEST(CompareOutput, MarkdownTables) {
   }
 }
 
+TEST(CompareOutput, HugeAndTinyFiniteTimesStayNumbers) {
+  CaseSpec huge, tiny, normal;
+  huge.samples = samples_around(7e307, 8, 0.1, 1);  // the median of two stays finite
+  tiny.samples = samples_around(1e-300, 8, 0.1, 2);
+  normal.samples = samples_around(400, 8, 0.1, 3);
+  const std::vector<ReportFile> reports = {parse(report_json({huge}), "huge.json"),
+                                           parse(report_json({tiny}), "tiny.json"),
+                                           parse(report_json({normal}), "normal.json")};
+  for (const bool gate : {false, true}) {
+    const CompareResult result = run_compare(reports, kDefaults, gate);
+    test::expect_plain_numbers(render_compare_text(reports, result));
+    test::expect_plain_numbers(render_compare_markdown(reports, result));
+    const json j = compare_json(reports, result);
+    test::expect_plain_numbers(j.dump());
+    // The ratio over 608 decades is out of double range: it is pinned to
+    // the largest/smallest positive double, not inf or 0, and still a verdict.
+    const json& c = j["comparisons"][0]["cases"][0];
+    ASSERT_TRUE(c["ratio"].is_number()) << c;
+    EXPECT_GT(c["ratio"].get<double>(), 0);
+    EXPECT_EQ(c["verdict"], "faster");
+  }
+}
+
 TEST(CompareOutput, TextTableIsAligned) {
   const auto pair = scipy_pair();
   const std::vector<ReportFile> reports = {parse(report_json(pair[0]), "b.json"), parse(report_json(pair[1]), "n.json")};
@@ -639,6 +688,9 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   no_variant["results"][0].erase("variant");
   json bad_status = report_json({c});
   bad_status["results"][0]["status"] = "great";
+  // A value shown in the error is escaped and clipped: the error stays one short line.
+  json long_status = report_json({c});
+  long_status["results"][0]["status"] = "two\nlines" + std::string(100000, 'x');
   json bad_device = report_json({c});
   bad_device["results"][0]["device"] = 3;
   json bad_sample = report_json({c});
@@ -646,6 +698,23 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   json duplicate = report_json({c, c});
   json no_results = report_json({c});
   no_results.erase("results");
+  // 200,000 nested arrays overflowed the stack of every recursive walk (SIGSEGV).
+  json deep_tool = report_json({c});
+  deep_tool["tool"]["version"] = "DEEP";
+  std::string deep = deep_tool.dump();
+  deep.replace(deep.find("\"DEEP\""), 6, std::string(200000, '[') + std::string(200000, ']'));
+  // An ok case must have been timed: a zero or missing median would be
+  // counted nowhere and pass the gate.
+  json ok_zero = report_json({c});
+  ok_zero["results"][0]["time_ns"]["median"] = 0;
+  json ok_null_median = report_json({c});
+  ok_null_median["results"][0]["time_ns"]["median"] = nullptr;
+  json ok_untimed = report_json({c});
+  ok_untimed["results"][0]["time_ns"] = nullptr;
+  json huge_number = report_json({c});
+  huge_number["tool"]["version"] = "HUGE";
+  std::string overflow = huge_number.dump();
+  overflow.replace(overflow.find("\"HUGE\""), 6, "1e400");
   const std::vector<Bad> cases = {
       {"truncated.json", full.substr(0, full.size() / 2), "not valid JSON"},
       {"empty.json", "", "empty file"},
@@ -655,15 +724,24 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       {"no_results.json", no_results.dump(), "\"results\" is missing"},
       {"no_variant.json", no_variant.dump(), "results[0]: \"variant\" is missing"},
       {"bad_status.json", bad_status.dump(), "results[0]: unknown status \"great\""},
+      {"long_status.json", long_status.dump(),
+       "results[0]: unknown status \"two\\nlines" + std::string(46, 'x') + "...\n"},  // 60 characters
       {"bad_device.json", bad_device.dump(), "results[0]: device 3 is not in \"devices\""},
       {"bad_sample.json", bad_sample.dump(), "results[0].time_ns: samples[1] is not a finite number"},
       {"duplicate.json", duplicate.dump(), "results[1]: the same case as results[0]"},
+      {"ok_zero.json", ok_zero.dump(), "results[0].time_ns: an ok case needs a positive finite \"median\" (got 0)"},
+      {"ok_null_median.json", ok_null_median.dump(),
+       "results[0].time_ns: an ok case needs a positive finite \"median\" (got null)"},
+      {"ok_untimed.json", ok_untimed.dump(), "results[0]: an ok case needs \"time_ns\" (got null)"},
+      {"deep.json", deep, "nested deeper than 100 levels"},
+      {"overflow.json", overflow, "not valid JSON (number overflow parsing '1e400' at byte "},
   };
   for (const auto& b : cases) {
     SCOPED_TRACE(b.name);
     const std::string path = write_text(dir, b.name, b.text);
     for (const auto& args : std::vector<std::vector<std::string>>{{"compare", good, path},
                                                                   {"compare", path, good, "--gate"},
+                                                                  {"compare", good, path, "--format", "json"},
                                                                   {"report", path, "-o", dir + "/r.html"}}) {
       const auto r = test::run_pebench(args);
       EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -672,6 +750,10 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     }
   }
+  const auto directory = test::run_pebench({"compare", good, dir});
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_NE(directory.out.find("error: " + dir + ": is a directory, not a report file"), std::string::npos)
+      << directory.out;
   const auto missing = test::run_pebench({"compare", good, dir + "/nope.json"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.out.find(dir + "/nope.json: cannot read: No such file or directory"), std::string::npos)

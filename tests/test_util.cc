@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "harness/device_profile.h"
 #include "harness/registry.h"
@@ -175,6 +179,28 @@ Reference BuiltCase::reference() const {
   for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
   impl->reference(tensors, rows, ref);
   return ref;
+}
+
+void expect_plain_numbers(const std::string& text) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  auto is_word = [&](size_t i) { return i < lower.size() && (std::isalpha(static_cast<unsigned char>(lower[i])) || lower[i] == '_'); };
+  for (const std::string word : {"inf", "infinity", "nan"}) {
+    for (size_t p = lower.find(word); p != std::string::npos; p = lower.find(word, p + 1)) {
+      const bool token = (p == 0 || !is_word(p - 1)) && !is_word(p + word.size());
+      EXPECT_FALSE(token) << "'" << text.substr(p > 20 ? p - 20 : 0, 50) << "' shows a non-finite number";
+    }
+  }
+  size_t run = 0, longest = 0;
+  for (char ch : text) longest = std::max(longest, run = std::isdigit(static_cast<unsigned char>(ch)) ? run + 1 : 0);
+  EXPECT_LE(longest, 20u) << "a number printed with " << longest << " digits in:\n" << text.substr(0, 4000);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
 }
 
 ProcessResult run_pebench(const std::vector<std::string>& args, const std::vector<std::string>& env) {

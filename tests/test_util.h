@@ -82,6 +82,10 @@ double nmse(const std::vector<double>& a, const std::vector<double>& b);
 void expect_all_validate(const std::string& variant, const std::map<std::string, std::string>& axes,
                          size_t expected_cases, RunOptions options = {}, GpuContext* ctx = nullptr);
 
+// `text` (a table, a page) shows numbers only as numbers: no inf or nan token
+// and no figure of more than 20 digits (1e308 printed in fixed notation).
+void expect_plain_numbers(const std::string& text);
+
 struct ProcessResult {
   int exit_code = -1;
   std::string out;  // stdout and stderr together
@@ -92,5 +96,8 @@ ProcessResult run_pebench(const std::vector<std::string>& args, const std::vecto
 
 // A fresh empty directory under the test temp dir.
 std::string temp_dir(const std::string& name);
+
+// The whole content of a file ("" when it cannot be read).
+std::string read_file(const std::string& path);
 
 }  // namespace pebench::test

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -36,6 +37,8 @@ const char* status_change_name(StatusChange c) {
       return "lost";
     case StatusChange::kFixed:
       return "fixed";
+    case StatusChange::kNotRun:
+      return "not run";
     case StatusChange::kOther:
       return "changed";
   }
@@ -57,17 +60,26 @@ Verdict classify(double ratio, std::optional<double> p_value, const CompareOptio
   return ratio > upper ? Verdict::kSlower : Verdict::kFaster;
 }
 
+namespace {
+double pinned(double ratio) {
+  return std::clamp(ratio, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+}
+}  // namespace
+
 double geometric_mean(const std::vector<double>& ratios) {
   if (ratios.empty()) return 1;
   double log_sum = 0;
   for (double r : ratios) log_sum += std::log(r);
-  return std::exp(log_sum / static_cast<double>(ratios.size()));
+  return pinned(std::exp(log_sum / static_cast<double>(ratios.size())));
 }
+
+double time_ratio(double num, double den) { return pinned(num / den); }
 
 namespace {
 
 StatusChange status_change(const std::string& base, const std::string& next) {
   if (base == next) return StatusChange::kSame;
+  if (base == "interrupted" || next == "interrupted") return StatusChange::kNotRun;
   // "compiled" (--compile-only) is the good state of a report that ran nothing.
   if (base == "ok" || base == "compiled") {
     if (next == "failed" || next == "error") return StatusChange::kBroke;
@@ -116,7 +128,7 @@ CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, cons
   if (next.timed()) c.new_median = next.time->median;
   // Only cases that ran correctly on both sides have a meaningful time.
   if (!base.ok() || !next.ok() || !c.base_median || !c.new_median) return c;
-  c.ratio = *c.new_median / *c.base_median;
+  c.ratio = time_ratio(*c.new_median, *c.base_median);
   if (!base.time->samples.empty() && !next.time->samples.empty()) {
     const MannWhitneyResult u = mann_whitney_u(base.time->samples, next.time->samples);
     c.p_value = u.p_value;

@@ -32,6 +32,7 @@ enum class StatusChange {
   kBroke,   // ok (or compiled) in BASE; failed (validation) or error in NEW
   kLost,    // ok (or compiled) in BASE; skipped or unsupported in NEW
   kFixed,   // not ok in BASE, ok (or compiled) in NEW
+  kNotRun,  // interrupted on one side: nothing is known there
   kOther,   // any other change (e.g. skipped -> error)
 };
 const char* status_change_name(StatusChange c);
@@ -89,7 +90,13 @@ Verdict classify(double ratio, std::optional<double> p_value, const CompareOptio
 PairComparison compare_reports(const ReportFile& base, const ReportFile& next, const CompareOptions& options,
                                size_t base_index = 0, size_t new_index = 1);
 
-// Geometric mean of positive ratios (empty: 1).
+// Geometric mean of positive ratios (empty: 1), itself kept in range.
 double geometric_mean(const std::vector<double>& ratios);
+
+// num / den for two positive times, pinned to [DBL_MIN, DBL_MAX]: times
+// from 1e-300 to 1e308 ns are finite, their ratio need not be, and an inf
+// or 0 ratio would turn every geometric mean, axis and verdict it meets
+// into inf or NaN. Pinned, it still orders and classifies correctly.
+double time_ratio(double num, double den);
 
 }  // namespace pebench

@@ -31,6 +31,10 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
         case StatusChange::kLost:
           g.reasons.push_back(fmt::format("lost: {}: {} in BASE, {} in NEW{}{}", name(b), b.status, n.status, why, in));
           break;
+        case StatusChange::kNotRun:
+          // Not a regression, but no evidence either: like a missing case.
+          if (b.ok()) g.reasons.push_back(fmt::format("not run: {}: ok in BASE, {} in NEW{}", name(b), n.status, in));
+          break;
         default:
           break;
       }

@@ -140,7 +140,7 @@ std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& report
       bar.variant = e->variant;
       bar.impl = e->impl;
       bar.dtype = e->dtype;
-      bar.matches.push_back({e, *ref, e->time->median / (*ref)->time->median});
+      bar.matches.push_back({e, *ref, time_ratio(e->time->median, (*ref)->time->median)});
     }
     OverheadChart chart;
     chart.column = col;

@@ -5,12 +5,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "analysis/case_key.h"
+#include "analysis/json_input.h"
 
 namespace pebench {
 
@@ -80,6 +81,15 @@ std::string ReportFile::tool_string() const {
 
 namespace {
 
+// A value from the file as an error message shows it: JSON-escaped (a
+// newline in it would break the one-line error) and clipped (a 100 KB
+// string is no clearer than its first 60 characters).
+std::string shown(const nlohmann::json& v) {
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
 // Field checks that name the file and the field in every message.
 class Checker {
  public:
@@ -129,7 +139,8 @@ class Checker {
 };
 
 const std::set<std::string>& known_statuses() {
-  static const std::set<std::string> s = {"ok", "failed", "skipped", "unsupported", "error", "compiled"};
+  static const std::set<std::string> s = {"ok",    "failed",   "skipped",    "unsupported",
+                                          "error", "compiled", "interrupted"};
   return s;
 }
 
@@ -157,6 +168,18 @@ std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r,
   }
   t.timing = ck.text(r, where, "timing");
   return t;
+}
+
+// An ok case was timed: without a positive, finite median it could be
+// counted nowhere, and a gate would pass on a case it never compared.
+void require_usable_time(const Checker& ck, const nlohmann::json& r, const std::optional<TimeRecord>& t,
+                         const std::string& where) {
+  if (t && t->median > 0 && std::isfinite(t->median)) return;
+  const auto it = r.find("time_ns");
+  if (it == r.end() || it->is_null()) ck.fail(where, "an ok case needs \"time_ns\" (got null)");
+  const auto median = it->find("median");
+  ck.fail(where + ".time_ns", fmt::format("an ok case needs a positive finite \"median\" (got {})",
+                                          median == it->end() ? "nothing" : shown(*median)));
 }
 
 std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohmann::json& r,
@@ -225,7 +248,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   auto schema = doc.find("schema");
   if (schema == doc.end()) ck.fail("", "not a pebench report (no \"schema\" field)");
   if (!schema->is_string() || schema->get<std::string>() != kReadableReportSchema) {
-    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", schema->dump(), kReadableReportSchema));
+    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", shown(*schema), kReadableReportSchema));
   }
   ReportFile rep;
   rep.path = path;
@@ -274,11 +297,12 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (!c.params.is_object()) ck.fail(w, "\"params\" is not an object");
     c.label = ck.text(r, w, "label");
     c.status = ck.string(r, w, "status");
-    if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status \"{}\"", c.status));
+    if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status {}", shown(c.status)));
     c.reason = ck.text(r, w, "reason");
     c.device = ck.integer(r, w, "device");
     if (!indices.count(c.device)) ck.fail(w, fmt::format("device {} is not in \"devices\"", c.device));
     c.time = parse_time(ck, r, w);
+    if (c.ok()) require_usable_time(ck, r, c.time, w);
     c.validation = parse_validation(ck, r, w);
     if (auto e = r.find("vk_validation_errors"); e != r.end() && e->is_number_unsigned()) {
       c.vk_validation_errors = e->get<uint64_t>();
@@ -288,7 +312,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     // Two results with one key would make matching ambiguous.
     const std::string device_key = std::to_string(c.device) + "\n" + c.key;
     if (auto [it, fresh] = first_seen.emplace(device_key, i); !fresh) {
-      ck.fail(w, fmt::format("the same case as results[{}] ({} on device {})", it->second, c.variant, c.device));
+      ck.fail(w, fmt::format("the same case as results[{}] ({} on device {})", it->second, shown(c.variant), c.device));
     }
     rep.cases.push_back(std::move(c));
   }
@@ -297,24 +321,40 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   return out;
 }
 
-ReportFile load_report(const std::string& path) {
+namespace {
+
+// A report is a few hundred KiB; anything this large is not one, and reading
+// it whole (say /dev/zero) would exhaust memory first.
+constexpr std::streamsize kMaxReportBytes = std::streamsize(1) << 30;
+
+std::string read_report_text(const std::string& path) {
+  std::error_code ec;
+  // An ifstream opens a directory and reads nothing: say what it is.
+  if (std::filesystem::is_directory(path, ec)) throw ReportError(path + ": is a directory, not a report file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  const std::string text = buf.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ReportError(path + ": empty file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ..."
-    std::string msg = e.what();
-    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
-    throw ReportError(fmt::format("{}: not valid JSON ({})", path, msg));
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxReportBytes) {
+      throw ReportError(fmt::format("{}: larger than {} bytes, not a pebench report", path, kMaxReportBytes));
+    }
   }
-  return parse_report(doc, path);
+  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  return text;
+}
+
+}  // namespace
+
+ReportFile load_report(const std::string& path) {
+  const std::string text = read_report_text(path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ReportError(path + ": empty file");
+  try {
+    return parse_report(parse_untrusted_json(text), path);
+  } catch (const JsonInputError& e) {
+    throw ReportError(fmt::format("{}: {}", path, e.what()));
+  }
 }
 
 std::vector<ReportFile> load_reports(const std::vector<std::string>& paths) {

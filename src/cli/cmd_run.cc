@@ -16,6 +16,7 @@
 #include "analysis/text_table.h"
 #include "cli/pipeline_table.h"
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "cli/vulkan_session.h"
 #include "harness/bench_driver.h"
 #include "harness/device_profile.h"
@@ -58,7 +59,9 @@ class RunCommand : public Command {
     app.add_option("--dump", dump_, "write inputs/outputs of every case as NPY under DIR");
     app.add_flag("--no-validate", no_validate_, "skip checking results against the float64 reference");
     app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
-    app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")->capture_default_str();
+    app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")
+        ->capture_default_str()
+        ->check(whole_uint64());
     app.add_flag("--quiet", quiet_, "no progress lines");
     app.add_flag("--compile-only", compile_only_,
                  "plan every case and build its pipelines, run nothing (works on devices that cannot execute)");
@@ -66,7 +69,7 @@ class RunCommand : public Command {
                                           "Vulkan Profiles JSON file");
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(submit_timeout_seconds());
   }
 
   int run(CLI::App& app) override {
@@ -108,6 +111,7 @@ class RunCommand : public Command {
     if (planned.empty()) throw UsageError("the selection matches no case");
 
     // Google Benchmark flags.
+    check_benchmark_flags(app.remaining());
     std::vector<std::string> gb_args{"pebench"};
     bool user_min_time = false;
     for (const auto& extra : app.remaining()) {

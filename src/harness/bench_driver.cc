@@ -79,7 +79,7 @@ void BenchDriver::start(size_t index) {
   CaseResult& r = results_[index];
   const SweepCase& c = cases_[index];
   if (g_interrupted) {
-    r.status = CaseStatus::kSkipped;
+    r.status = CaseStatus::kInterrupted;
     r.reason = "interrupted";
     return;
   }
@@ -103,7 +103,7 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   CaseResult& r = results_[index];
   if (!ready_ || g_interrupted) {
     if (g_interrupted && ready_) {
-      r.status = CaseStatus::kSkipped;
+      r.status = CaseStatus::kInterrupted;
       r.reason = "interrupted";
       ready_ = false;
     }
@@ -197,7 +197,7 @@ void compile_sweep(const Instance& instance, ReportWriter& writer, const std::ve
     CaseResult r = initial_result(c);
     const uint64_t errors_before = instance.validation_error_count();
     if (g_interrupted) {
-      r.status = CaseStatus::kSkipped;
+      r.status = CaseStatus::kInterrupted;
       r.reason = "interrupted";
     } else if (!c.planned.rejected.empty()) {
       r.status = CaseStatus::kSkipped;

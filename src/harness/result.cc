@@ -20,6 +20,8 @@ const char* status_name(CaseStatus s) {
       return "error";
     case CaseStatus::kCompiled:
       return "compiled";
+    case CaseStatus::kInterrupted:
+      return "interrupted";
   }
   return "error";
 }

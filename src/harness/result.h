@@ -16,9 +16,11 @@
 
 namespace pebench {
 
+// kSkipped: the variant rejects these parameters; kInterrupted: the sweep
+// was stopped (Ctrl-C) before the case ran, so nothing is known about it;
 // kCompiled: --compile-only planned the case and built its pipelines, and
 // ran nothing.
-enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError, kCompiled };
+enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError, kInterrupted, kCompiled };
 const char* status_name(CaseStatus s);
 
 struct TimeStats {

@@ -124,6 +124,17 @@ uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags requ
   return fallback;
 }
 
+namespace {
+// Seconds to a fence timeout without float-to-integer overflow (undefined
+// behaviour for NaN or past 2^64 ns): NaN and anything that large wait
+// without limit, zero or less not at all.
+uint64_t timeout_ns(double seconds) {
+  const double ns = seconds * 1e9;
+  if (!(ns < 18446744073709551616.0)) return UINT64_MAX;  // also NaN
+  return ns > 0 ? static_cast<uint64_t>(ns) : 0;
+}
+}  // namespace
+
 Status Device::submit_and_wait(VkCommandBuffer cmd) const {
   if (lost_) {
     return Status::error("the device is unusable after an earlier timeout or device loss", VK_ERROR_DEVICE_LOST);
@@ -136,8 +147,7 @@ Status Device::submit_and_wait(VkCommandBuffer cmd) const {
   PB_VK_RETURN_IF_ERROR(vkResetFences(device_, 1, &fence_));
   VkResult r = vkQueueSubmit(queue_, 1, &submit, fence_);
   if (r == VK_SUCCESS) {
-    const auto timeout_ns = static_cast<uint64_t>(submit_timeout_s_ * 1e9);
-    r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns);
+    r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns(submit_timeout_s_));
   }
   if (r == VK_TIMEOUT) {
     lost_ = true;
