@@ -234,7 +234,7 @@ TEST(HtmlReport, KernelsSectionListsPipelinesWithTheDriversStatistics) {
   EXPECT_EQ(count("<tr"), pipelines + 1);  // plus the header
   EXPECT_EQ(count("<tr class=\"bad\">"), spilling);  // a spilling pipeline is marked
   EXPECT_NE(section.find("<th>spilled VGPRs</th>"), std::string::npos);
-  EXPECT_NE(section.find("attn_flash_nope.f32"), std::string::npos);
+  EXPECT_NE(section.find("attn_flash_gpu_nope.f32"), std::string::npos);  // the GPU kernel, on navi21
 }
 
 TEST(HtmlReport, SelfContained) {
