@@ -20,6 +20,7 @@
 #include "harness/presets.h"
 #include "harness/registry.h"
 #include "harness/report.h"
+#include "harness/slowdown.h"
 #include "harness/sweep.h"
 
 namespace pebench {
@@ -57,6 +58,9 @@ class RunCommand : public Command {
     app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
     app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")->capture_default_str();
     app.add_flag("--quiet", quiet_, "no progress lines");
+    app.add_option("--inject-slowdown", slowdowns_,
+                   "VARIANT[/IMPL]=FACTOR: test-only, makes that variant's timed GPU work FACTOR times longer "
+                   "(repeatable); the report records it and cannot be a baseline");
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -92,6 +96,8 @@ class RunCommand : public Command {
       auto& dst = spec.axes[key];
       dst.insert(dst.end(), values.begin(), values.end());
     }
+    std::vector<InjectedSlowdown> injected;
+    for (const auto& text : slowdowns_) injected.push_back(parse_slowdown(text, Registry::instance()));
     const auto planned = expand_sweep(Registry::instance(), spec);
     if (planned.empty()) throw UsageError("the selection matches no case");
 
@@ -139,6 +145,7 @@ class RunCommand : public Command {
                      {"validate", !no_validate_},
                      {"vulkan_validation", vk_validation_},
                      {"cases", cases.size()}};
+    if (!injected.empty()) header["run"]["inject_slowdown"] = slowdowns_json(injected);
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
 
@@ -146,6 +153,7 @@ class RunCommand : public Command {
     options.run.validate = !no_validate_;
     options.run.dump_dir = dump_;
     options.run.seed = seed_;
+    options.run.inject_slowdown = injected;
     options.progress = quiet_ ? nullptr : stderr;
     if (!user_min_time) options.min_time_s = preset ? preset->min_time_s : 0.1;
 
@@ -216,7 +224,7 @@ class RunCommand : public Command {
 
   std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
   std::map<std::string, std::string> axis_text_;
-  std::vector<std::string> params_;
+  std::vector<std::string> params_, slowdowns_;
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false;
   uint64_t seed_ = 0;
   double timeout_s_ = 120;

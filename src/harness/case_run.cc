@@ -91,6 +91,9 @@ bool CaseRun::setup() {
     allocate_and_upload();
     record();
     validate_and_dump();
+    // Fault injection re-records after validation, which checks the case's own work.
+    const double slowdown = slowdown_factor(options_.inject_slowdown, result_.variant, result_.impl);
+    if (slowdown > 1) record(slowdown);
     // Warm-up: clocks, caches and lazy driver work settle before timing.
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < 50; ++i) {
@@ -178,7 +181,7 @@ void CaseRun::allocate_and_upload() {
   throw_if_error(fill->submit_and_wait());
 }
 
-void CaseRun::record() {
+void CaseRun::record(double slowdown) {
   Device& dev = ctx_.device();
   if (dev.info().timestamps_supported()) {
     timestamps_ = TimestampQueryPool::Create(dev, 2).value();
@@ -193,7 +196,11 @@ void CaseRun::record() {
     cmd_->write_timestamp(*timestamps_, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
   }
   CommandRecorder rec(ctx_, *cmd_, result_.params.dtype(), buffers_, pools_);
-  case_->record(rec);
+  if (slowdown > 1) {
+    result_.injected_slowdown = {slowdown, record_slowed(*case_, rec, slowdown)};
+  } else {
+    case_->record(rec);
+  }
   if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   throw_if_error(cmd_->end());
 }

@@ -18,6 +18,7 @@
 
 #include "harness/gpu_context.h"
 #include "harness/result.h"
+#include "harness/slowdown.h"
 #include "harness/variant.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
@@ -32,6 +33,7 @@ struct RunOptions {
   uint64_t seed = 0;                 // mixed with the case's parameters
   double reference_budget = 4e8;     // float64 operations allowed for one case's reference
   double warmup_s = 0.02;            // warm-up time after the validation run
+  std::vector<InjectedSlowdown> inject_slowdown;  // test-only fault injection (slowdown.h)
 };
 
 class CaseRun {
@@ -48,7 +50,9 @@ class CaseRun {
  private:
   void build_and_check();
   void allocate_and_upload();
-  void record();
+  // Records the timed command buffer: the case's dispatches, `slowdown` times
+  // over (slowdown.h) between the two timestamps.
+  void record(double slowdown = 1);
   void validate_and_dump();
 
   GpuContext& ctx_;

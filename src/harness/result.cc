@@ -97,6 +97,9 @@ nlohmann::json result_to_json(const CaseResult& r) {
     j["validation"] = nullptr;
   }
   j["vk_validation_errors"] = r.vk_validation_errors;
+  if (r.injected_slowdown) {
+    j["inject_slowdown"] = {{"factor", r.injected_slowdown->factor}, {"work", r.injected_slowdown->work}};
+  }
   return j;
 }
 

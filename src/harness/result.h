@@ -40,6 +40,12 @@ struct CaseResult {
   Cost cost;
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
+  // --inject-slowdown (slowdown.h): the factor asked for and the one realised
+  // in workgroups; absent for an honest measurement.
+  struct Slowdown {
+    double factor = 1, work = 1;
+  };
+  std::optional<Slowdown> injected_slowdown;
 };
 
 nlohmann::json params_to_json(const Params& p);
