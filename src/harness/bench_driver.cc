@@ -71,41 +71,41 @@ BenchDriver::BenchDriver(const Instance& instance, ReportWriter& writer, DriverO
 
 BenchDriver::~BenchDriver() = default;
 
-void BenchDriver::start(size_t index) {
-  run_.reset();
-  current_ = index;
-  ready_ = false;
-  vk_errors_before_ = instance_.validation_error_count();
+BenchDriver::Live& BenchDriver::start(size_t index) {
+  Live& live = live_[index];
+  live.vk_errors_before = instance_.validation_error_count();
   CaseResult& r = results_[index];
   const SweepCase& c = cases_[index];
   if (g_interrupted) {
     r.status = CaseStatus::kSkipped;
     r.reason = "interrupted";
-    return;
+    return live;
   }
   if (!c.planned.rejected.empty()) {
     r.status = CaseStatus::kSkipped;
     r.reason = c.planned.rejected;
-    return;
+    return live;
   }
   if (c.gpu->device().lost()) {
     r.status = CaseStatus::kError;
     r.reason = "not run: the device is unusable after an earlier timeout or device loss";
-    return;
+    return live;
   }
-  run_ = std::make_unique<CaseRun>(*c.gpu, *c.planned.variant, options_.run, r);
-  ready_ = run_->setup();
+  live.run = std::make_unique<CaseRun>(*c.gpu, *c.planned.variant, options_.run, r);
+  live.ready = live.run->setup();
+  return live;
 }
 
 void BenchDriver::body(size_t index, void* state_ptr) {
   auto& st = *static_cast<benchmark::State*>(state_ptr);
-  if (current_ != index) start(index);
+  auto it = live_.find(index);
+  Live& live = it != live_.end() ? it->second : start(index);
   CaseResult& r = results_[index];
-  if (!ready_ || g_interrupted) {
-    if (g_interrupted && ready_) {
+  if (!live.ready || g_interrupted) {
+    if (g_interrupted && live.ready) {
       r.status = CaseStatus::kSkipped;
       r.reason = "interrupted";
-      ready_ = false;
+      live.ready = false;
     }
     st.SkipWithError(fmt::format("{}: {}", status_name(r.status), r.reason).c_str());
     return;
@@ -113,14 +113,14 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   auto& samples = invocations_[index].emplace_back();
   try {
     for (auto _ : st) {
-      const double ns = run_->time_once();
+      const double ns = live.run->time_once();
       st.SetIterationTime(ns * 1e-9);
       samples.push_back(ns);
     }
   } catch (const std::exception& e) {
     r.status = CaseStatus::kError;
     r.reason = std::string("while timing: ") + e.what();
-    ready_ = false;
+    live.ready = false;
     st.SkipWithError(r.reason.c_str());
     return;
   }
@@ -131,10 +131,9 @@ void BenchDriver::body(size_t index, void* state_ptr) {
 void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message) {
   if (finished_[index]) return;
   finished_[index] = true;
-  if (current_ == index) {
-    run_.reset();  // frees the case's GPU memory; teardown is validated too
-    current_ = SIZE_MAX;
-  }
+  auto it = live_.find(index);
+  const uint64_t vk_errors_before = it != live_.end() ? it->second.vk_errors_before : instance_.validation_error_count();
+  if (it != live_.end()) live_.erase(it);  // frees the case's GPU memory; teardown is validated too
   CaseResult& r = results_[index];
   const auto& inv = invocations_[index];
   if (!gb_error && !inv.empty()) {
@@ -145,7 +144,7 @@ void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const 
   }
   invocations_[index].clear();
   if (r.status == CaseStatus::kError && r.reason.empty()) r.reason = gb_message;
-  r.vk_validation_errors = instance_.validation_error_count() - vk_errors_before_;
+  r.vk_validation_errors = instance_.validation_error_count() - vk_errors_before;
   if (r.vk_validation_errors > 0 && (r.status == CaseStatus::kOk || r.status == CaseStatus::kFailed)) {
     const auto msgs = instance_.validation_messages();
     r.status = CaseStatus::kError;
@@ -201,7 +200,7 @@ void BenchDriver::run(const std::vector<SweepCase>& cases) {
   Reporter reporter(*this, index);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::ClearRegisteredBenchmarks();
-  run_.reset();
+  live_.clear();
 }
 
 }  // namespace pebench
