@@ -113,9 +113,9 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   auto& samples = invocations_[index].emplace_back();
   try {
     for (auto _ : st) {
-      const double ns = live.run->time_once();
-      st.SetIterationTime(ns * 1e-9);
-      samples.push_back(ns);
+      const CaseRun::Sample s = live.run->time_sample();
+      st.SetIterationTime(s.ns * 1e-9);
+      samples.push_back(s);
     }
   } catch (const std::exception& e) {
     r.status = CaseStatus::kError;
@@ -137,10 +137,15 @@ void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const 
   CaseResult& r = results_[index];
   const auto& inv = invocations_[index];
   if (!gb_error && !inv.empty()) {
-    std::vector<double> samples;
+    std::vector<double> samples, cpu;
     const size_t first = inv.size() > repetitions ? inv.size() - repetitions : 0;
-    for (size_t k = first; k < inv.size(); ++k) samples.insert(samples.end(), inv[k].begin(), inv[k].end());
-    if (!samples.empty()) r.time = time_stats(std::move(samples));
+    for (size_t k = first; k < inv.size(); ++k) {
+      for (const CaseRun::Sample& s : inv[k]) {
+        samples.push_back(s.ns);
+        cpu.push_back(s.cpu_ns);
+      }
+    }
+    if (!samples.empty()) r.time = time_stats(std::move(samples), std::move(cpu));
   }
   invocations_[index].clear();
   if (r.status == CaseStatus::kError && r.reason.empty()) r.reason = gb_message;

@@ -74,7 +74,7 @@ class BenchDriver {
   DriverOptions options_;
   std::vector<SweepCase> cases_;
   std::vector<CaseResult> results_;
-  std::vector<std::vector<std::vector<double>>> invocations_;  // per case: samples of each invocation
+  std::vector<std::vector<std::vector<CaseRun::Sample>>> invocations_;  // per case: samples of each invocation
   std::vector<bool> finished_;
   std::map<size_t, Live> live_;
   size_t done_ = 0;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 
 #include "harness/dump.h"
 #include "harness/errors.h"
@@ -13,6 +14,12 @@ namespace pebench {
 namespace {
 
 constexpr uint32_t kSetsPerPool = 64;
+
+double process_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
 
 std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
 
@@ -228,13 +235,19 @@ void CaseRun::validate_and_dump() {
   host_.clear();  // not needed for timing
 }
 
-double CaseRun::time_once() {
+CaseRun::Sample CaseRun::time_sample() {
+  const double cpu_start = process_cpu_ns();
   const auto start = std::chrono::steady_clock::now();
   throw_if_error(cmd_->submit_and_wait());
   const auto end = std::chrono::steady_clock::now();
-  if (!timestamps_) return std::chrono::duration<double, std::nano>(end - start).count();
-  const auto ticks = timestamps_->results().value();
-  return timestamps_->elapsed_ns(ticks, 0, 1);
+  Sample s;
+  s.cpu_ns = process_cpu_ns() - cpu_start;
+  if (!timestamps_) {
+    s.ns = std::chrono::duration<double, std::nano>(end - start).count();
+  } else {
+    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1);
+  }
+  return s;
 }
 
 }  // namespace pebench

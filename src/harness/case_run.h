@@ -8,7 +8,8 @@
 // slow), dumps if asked, and warms up. It sets the result's status and
 // reason; time_once() then gives one GPU-timed execution in nanoseconds
 // (wall-clock around submit+wait where the queue has no timestamps, recorded
-// as such in result.timing).
+// as such in result.timing), and time_sample() that time with the process
+// CPU time the execution took.
 #pragma once
 
 #include <map>
@@ -44,8 +45,16 @@ class CaseRun {
 
   // True when the case can be timed (status ok or failed).
   bool setup();
-  // One timed execution, in ns. Throws StatusError on a device failure.
-  double time_once();
+  struct Sample {
+    double ns = 0;      // GPU time (or wall-clock, see above)
+    // Process CPU time during submit and wait, all threads. On a CPU device
+    // (lavapipe) this is the device's own work, which other processes' load
+    // delays but does not lengthen; on a GPU, the driver's host overhead.
+    double cpu_ns = 0;
+  };
+  // One timed execution. Throws StatusError on a device failure.
+  Sample time_sample();
+  double time_once() { return time_sample().ns; }
 
  private:
   void build_and_check();

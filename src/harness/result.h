@@ -21,9 +21,12 @@ const char* status_name(CaseStatus s);
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0;
   std::vector<double> samples;  // ns, in measurement order
+  // The process CPU time of each sample (CaseRun::Sample), same order; may be empty.
+  std::vector<double> cpu_samples;
+  double cpu_median = 0;
 };
-// Statistics of `samples` (must be non-empty).
-TimeStats time_stats(std::vector<double> samples);
+// Statistics of `samples` (must be non-empty) and the CPU times beside them.
+TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples = {});
 
 struct CaseResult {
   uint32_t device = 0;
