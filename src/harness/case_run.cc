@@ -100,7 +100,12 @@ bool CaseRun::setup() {
     validate_and_dump();
     // Fault injection re-records after validation, which checks the case's own work.
     const double slowdown = slowdown_factor(options_.inject_slowdown, result_.variant, result_.impl);
-    if (slowdown > 1) record(slowdown);
+    if (slowdown > 1) {
+      const SlowdownPasses p = slowdown_passes(slowdown);
+      result_.injected_slowdown = {slowdown, p.passes, p.divisor};
+      sample_divisor_ = p.divisor;
+      record(p.passes);
+    }
     // Warm-up: clocks, caches and lazy driver work settle before timing.
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < 50; ++i) {
@@ -188,7 +193,7 @@ void CaseRun::allocate_and_upload() {
   throw_if_error(fill->submit_and_wait());
 }
 
-void CaseRun::record(double slowdown) {
+void CaseRun::record(int passes) {
   Device& dev = ctx_.device();
   if (dev.info().timestamps_supported()) {
     timestamps_ = TimestampQueryPool::Create(dev, 2).value();
@@ -203,11 +208,7 @@ void CaseRun::record(double slowdown) {
     cmd_->write_timestamp(*timestamps_, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
   }
   CommandRecorder rec(ctx_, *cmd_, result_.params.dtype(), buffers_, pools_);
-  if (slowdown > 1) {
-    result_.injected_slowdown = {slowdown, record_slowed(*case_, rec, slowdown)};
-  } else {
-    case_->record(rec);
-  }
+  record_passes(*case_, rec, passes);
   if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   throw_if_error(cmd_->end());
 }
@@ -241,11 +242,11 @@ CaseRun::Sample CaseRun::time_sample() {
   throw_if_error(cmd_->submit_and_wait());
   const auto end = std::chrono::steady_clock::now();
   Sample s;
-  s.cpu_ns = process_cpu_ns() - cpu_start;
+  s.cpu_ns = (process_cpu_ns() - cpu_start) / sample_divisor_;
   if (!timestamps_) {
-    s.ns = std::chrono::duration<double, std::nano>(end - start).count();
+    s.ns = std::chrono::duration<double, std::nano>(end - start).count() / sample_divisor_;
   } else {
-    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1);
+    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1) / sample_divisor_;
   }
   return s;
 }

@@ -59,9 +59,9 @@ class CaseRun {
  private:
   void build_and_check();
   void allocate_and_upload();
-  // Records the timed command buffer: the case's dispatches, `slowdown` times
-  // over (slowdown.h) between the two timestamps.
-  void record(double slowdown = 1);
+  // Records the timed command buffer: the case's dispatches, `passes` times
+  // over (--inject-slowdown, slowdown.h), between the two timestamps.
+  void record(int passes = 1);
   void validate_and_dump();
 
   GpuContext& ctx_;
@@ -76,6 +76,7 @@ class CaseRun {
   std::vector<std::unique_ptr<DescriptorPool>> pools_;
   std::unique_ptr<TimestampQueryPool> timestamps_;
   std::unique_ptr<CommandBuffer> cmd_;
+  double sample_divisor_ = 1;  // --inject-slowdown: samples are the recording's time over this
 };
 
 }  // namespace pebench

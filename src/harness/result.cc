@@ -117,7 +117,8 @@ nlohmann::json result_to_json(const CaseResult& r) {
   }
   j["vk_validation_errors"] = r.vk_validation_errors;
   if (r.injected_slowdown) {
-    j["inject_slowdown"] = {{"factor", r.injected_slowdown->factor}, {"work", r.injected_slowdown->work}};
+    const auto& s = *r.injected_slowdown;
+    j["inject_slowdown"] = {{"factor", s.factor}, {"passes", s.passes}, {"divisor", s.divisor}};
   }
   return j;
 }

@@ -43,10 +43,12 @@ struct CaseResult {
   Cost cost;
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
-  // --inject-slowdown (slowdown.h): the factor asked for and the one realised
-  // in workgroups; absent for an honest measurement.
+  // --inject-slowdown (slowdown.h): the factor asked for, and the passes
+  // recorded and the divisor applied to every sample; absent for an honest
+  // measurement.
   struct Slowdown {
-    double factor = 1, work = 1;
+    double factor = 1;
+    int passes = 1, divisor = 1;
   };
   std::optional<Slowdown> injected_slowdown;
 };

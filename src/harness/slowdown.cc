@@ -8,44 +8,6 @@
 #include "harness/errors.h"
 
 namespace pebench {
-namespace {
-
-double workgroups(const Dispatch& d) {
-  return static_cast<double>(d.groups[0]) * static_cast<double>(d.groups[1]) * static_cast<double>(d.groups[2]);
-}
-
-// Forwards everything to `inner`, counting workgroups; with `fraction` < 1
-// every dispatch keeps only that fraction of its workgroups (at least one),
-// cut along its largest dimension. Kernels index their work by workgroup id,
-// so a cut dispatch does a subset of the same work.
-class CountingRecorder : public Recorder {
- public:
-  CountingRecorder(Recorder& inner, double fraction) : inner_(inner), fraction_(fraction) {}
-  const PhysicalDeviceInfo& device() const override { return inner_.device(); }
-  const DeviceFeatures& enabled() const override { return inner_.enabled(); }
-  const LaunchPlanner& launch() const override { return inner_.launch(); }
-  void barrier() override { inner_.barrier(); }
-  void dispatch(const Dispatch& d) override {
-    if (fraction_ >= 1) {
-      groups_ += workgroups(d);
-      inner_.dispatch(d);
-      return;
-    }
-    Dispatch cut = d;
-    auto& largest = *std::max_element(cut.groups.begin(), cut.groups.end());
-    largest = std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(largest * fraction_)));
-    groups_ += workgroups(cut);
-    inner_.dispatch(cut);
-  }
-  double groups() const { return groups_; }
-
- private:
-  Recorder& inner_;
-  double fraction_;
-  double groups_ = 0;
-};
-
-}  // namespace
 
 InjectedSlowdown parse_slowdown(const std::string& text, const Registry& registry) {
   const auto bad = [&](const std::string& why) {
@@ -95,24 +57,25 @@ double slowdown_factor(const std::vector<InjectedSlowdown>& specs, const std::st
   return factor;
 }
 
-double record_slowed(const Case& c, Recorder& rec, double factor) {
-  CountingRecorder pass(rec, 1);
-  c.record(pass);
-  const double one_pass = pass.groups();
-  const auto whole = static_cast<int>(std::floor(factor));
-  for (int i = 1; i < whole; ++i) {
-    rec.barrier();  // a repeat must not overlap the pass before it
-    c.record(pass);
+SlowdownPasses slowdown_passes(double factor) {
+  SlowdownPasses best;
+  double best_error = HUGE_VAL;
+  for (int divisor = 1; divisor <= kMaxSlowdownDivisor; ++divisor) {
+    const int passes = static_cast<int>(std::lround(factor * divisor));
+    const double error = std::abs(static_cast<double>(passes) / divisor - factor);
+    if (error < best_error - 1e-12) {
+      best = {passes, divisor};
+      best_error = error;
+    }
   }
-  const double rest = factor - whole;
-  double total = pass.groups();
-  if (rest > 0) {
-    rec.barrier();
-    CountingRecorder part(rec, rest);
-    c.record(part);
-    total += part.groups();
+  return best;
+}
+
+void record_passes(const Case& c, Recorder& rec, int passes) {
+  for (int i = 0; i < passes; ++i) {
+    if (i > 0) rec.barrier();  // a pass must not overlap the one before it
+    c.record(rec);
   }
-  return one_pass > 0 ? total / one_pass : 1;
 }
 
 }  // namespace pebench

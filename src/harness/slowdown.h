@@ -3,14 +3,18 @@
 // regression gate can be shown to catch a slowdown of known size on the
 // machine it guards (scripts/ci-gate.sh, docs/compare-and-gate.md).
 //
-// The work really runs: the timed submission holds the case's dispatches
-// floor(FACTOR) times, then once more with every dispatch's workgroup count
-// cut to the fractional part (along its largest dimension), so the timestamps
-// measure FACTOR times the work under whatever load the machine has. A
-// workgroup count is an integer, so the realised factor (total workgroups
-// over one pass's) can differ a little from FACTOR; the report records both.
-// Validation runs on the unslowed recording. A report made with an injected
-// slowdown records it and is refused as a comparison's BASE.
+// The work really runs: FACTOR is written as a fraction PASSES/DIVISOR
+// (1.5 = 3/2, 3 = 3/1), the timed submission holds the case's dispatches
+// PASSES times over (a barrier between passes) and each sample, GPU and CPU
+// time, is divided by DIVISOR. So the timestamps measure real repeated work
+// under whatever load the machine has, and the sample is FACTOR times one
+// pass. A fraction of a pass cannot be recorded instead: most kernels are
+// grid-stride loops, so fewer workgroups do the same work more slowly, and on
+// lavapipe a dispatch's fixed cost is about a small kernel's whole time.
+// Repeated passes suit kernels whose outputs are a function of their inputs
+// (every kernel whose output is not read back in place). Validation runs on
+// the unslowed recording. A report made with an injected slowdown records
+// it, and compare refuses it as BASE.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -44,9 +48,15 @@ nlohmann::json slowdowns_json(const std::vector<InjectedSlowdown>& specs);
 double slowdown_factor(const std::vector<InjectedSlowdown>& specs, const std::string& variant,
                        const std::string& impl);
 
-// Records `c` into `rec` so that the recorded work is `factor` times one
-// pass's, with a barrier between passes. Returns the realised factor: the
-// workgroups recorded over one pass's.
-double record_slowed(const Case& c, Recorder& rec, double factor);
+// FACTOR as passes / divisor, the divisor at most kMaxSlowdownDivisor, the
+// nearest such fraction (the smallest divisor among equals).
+struct SlowdownPasses {
+  int passes = 1, divisor = 1;
+};
+inline constexpr int kMaxSlowdownDivisor = 10;
+SlowdownPasses slowdown_passes(double factor);
+
+// Records `c` into `rec` `passes` times, with a barrier between passes.
+void record_passes(const Case& c, Recorder& rec, int passes);
 
 }  // namespace pebench
