@@ -156,8 +156,12 @@ void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const 
     r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
                            msgs.empty() ? "(see stderr)" : msgs.front());
   }
-  writer_.add(r);
-  writer_.flush();
+  // Results go to the report in sweep order, which random interleaving does
+  // not finish cases in: each waits for the cases before it.
+  if (written_ < cases_.size() && finished_[written_]) {
+    while (written_ < cases_.size() && finished_[written_]) writer_.add(results_[written_++]);
+    writer_.flush();
+  }
 
   ++done_;
   if (options_.progress) {
@@ -182,6 +186,7 @@ void BenchDriver::run(const std::vector<SweepCase>& cases) {
   results_.assign(cases_.size(), CaseResult{});
   invocations_.assign(cases_.size(), {});
   finished_.assign(cases_.size(), false);
+  written_ = 0;
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < cases_.size(); ++i) {
     const SweepCase& c = cases_[i];

@@ -76,6 +76,7 @@ class BenchDriver {
   std::vector<CaseResult> results_;
   std::vector<std::vector<std::vector<CaseRun::Sample>>> invocations_;  // per case: samples of each invocation
   std::vector<bool> finished_;
+  size_t written_ = 0;  // cases 0..written_-1 are in the report
   std::map<size_t, Live> live_;
   size_t done_ = 0;
 };
