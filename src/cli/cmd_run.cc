@@ -103,12 +103,16 @@ class RunCommand : public Command {
 
     // Google Benchmark flags.
     std::vector<std::string> gb_args{"pebench"};
-    bool user_min_time = false;
+    bool user_min_time = false, user_repetitions = false;
     for (const auto& extra : app.remaining()) {
       if (extra.rfind("--benchmark_", 0) != 0) throw UsageError(fmt::format("unknown option '{}'", extra));
       user_min_time = user_min_time || extra.rfind("--benchmark_min_time", 0) == 0;
+      user_repetitions = user_repetitions || extra.rfind("--benchmark_repetitions", 0) == 0;
       gb_args.push_back(extra);
     }
+    const int repetitions = preset && !user_repetitions ? preset->repetitions : 0;
+    // Placed first, so the user's own flag, if any, wins.
+    if (repetitions > 0) gb_args.insert(gb_args.begin() + 1, "--benchmark_enable_random_interleaving=true");
     std::vector<char*> gb_argv;
     for (auto& a : gb_args) gb_argv.push_back(a.data());
     int gb_argc = static_cast<int>(gb_argv.size());
@@ -144,7 +148,8 @@ class RunCommand : public Command {
                      {"seed", seed_},
                      {"validate", !no_validate_},
                      {"vulkan_validation", vk_validation_},
-                     {"cases", cases.size()}};
+                     {"cases", cases.size()},
+                     {"repetitions", repetitions}};
     if (!injected.empty()) header["run"]["inject_slowdown"] = slowdowns_json(injected);
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
@@ -156,6 +161,7 @@ class RunCommand : public Command {
     options.run.inject_slowdown = injected;
     options.progress = quiet_ ? nullptr : stderr;
     if (!user_min_time) options.min_time_s = preset ? preset->min_time_s : 0.1;
+    options.repetitions = repetitions;
 
     std::signal(SIGINT, on_sigint);
     BenchDriver driver(*vk.instance, writer, options);

@@ -206,6 +206,7 @@ void BenchDriver::run(const std::vector<SweepCase>& cases) {
     auto* b = benchmark::RegisterBenchmark(name.c_str(), [this, i](benchmark::State& st) { body(i, &st); });
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
     if (options_.min_time_s > 0) b->MinTime(options_.min_time_s);
+    if (options_.repetitions > 0) b->Repetitions(options_.repetitions);
   }
   Reporter reporter(*this, index);
   benchmark::RunSpecifiedBenchmarks(&reporter);

@@ -34,6 +34,7 @@ struct SweepCase {
 struct DriverOptions {
   RunOptions run;
   double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
+  int repetitions = 0;    // > 0: per-case Google Benchmark repetitions (else its flag/default)
   FILE* progress = stderr;  // one line per finished case; nullptr: quiet
 };
 

@@ -17,6 +17,12 @@ struct Preset {
   AxisSet axes;
   std::vector<std::pair<std::string, AxisSet>> overrides;  // (variant glob, axes)
   double min_time_s = 0.1;  // Google Benchmark min time per case unless --benchmark_min_time is given
+  // > 0: that many Google Benchmark repetitions per case, each of min_time_s,
+  // in random order across cases (--benchmark_enable_random_interleaving),
+  // unless --benchmark_repetitions is given. Every case then has at least
+  // this many samples, spread over the whole run, so load on the machine
+  // falls on all cases alike (docs/compare-and-gate.md).
+  int repetitions = 0;
 };
 
 const std::vector<Preset>& presets();
