@@ -167,8 +167,14 @@ Reference BuiltCase::reference() const {
   return ref;
 }
 
-ProcessResult run_pebench(const std::vector<std::string>& args) {
-  std::string cmd = shell_quote(PEBENCH_EXE);
+ProcessResult run_pebench(const std::vector<std::string>& args) { return run_program(PEBENCH_EXE, args); }
+
+ProcessResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env) {
+  std::string cmd;
+  for (const auto& e : env) cmd += shell_quote(e) + " ";
+  if (!env.empty()) cmd = "env " + cmd;
+  cmd += shell_quote(program);
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>&1";
   ProcessResult r;
