@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -32,8 +33,9 @@ struct CaseSpec {
   json params = {{"batch", 1}, {"seq", 128}, {"d_model", 256}};
   std::string status = "ok";
   std::string reason;
-  std::vector<double> samples;  // empty: time_ns null
-  bool validated = true;        // false: validation null
+  std::vector<double> samples;      // empty: time_ns null
+  std::vector<double> cpu_samples;  // empty: cpu_ns null
+  bool validated = true;            // false: validation null
 };
 
 double median_of(std::vector<double> s) {
@@ -70,6 +72,8 @@ json case_json(const CaseSpec& c, int index) {
     const auto [lo, hi] = std::minmax_element(c.samples.begin(), c.samples.end());
     j["time_ns"] = {{"median", median_of(c.samples)}, {"min", *lo}, {"max", *hi}, {"samples", c.samples}};
   }
+  j["cpu_ns"] = c.cpu_samples.empty() ? json(nullptr)
+                                      : json{{"median", median_of(c.cpu_samples)}, {"samples", c.cpu_samples}};
   if (c.validated && c.status != "skipped" && c.status != "unsupported") {
     const bool passed = c.status != "failed";
     j["validation"] = {{"nmse", passed ? 1e-12 : 0.5}, {"max_abs", 1e-6}, {"max_rel", 1e-6},
@@ -792,6 +796,221 @@ TEST(CompareInput, RealReportShapesLoad) {
   ASSERT_TRUE(r.cases[1].validation.has_value());
   EXPECT_FALSE(r.cases[1].validation->nmse.has_value());
   EXPECT_FALSE(r.cases[1].validation->passed);
+}
+
+// --- the rule for a shared CPU runner (timing_rule.h, scripts/ci-gate.sh) ------------
+
+// Four variant/impls of four cases each (f32/f16 x seq 128/1024), 10 samples
+// a case with +-3% spread, GPU and CPU time alike. `load` scales every case;
+// `scale` ("variant/impl" -> factor) scales a variant/impl's CPU time, and
+// its GPU time too unless `cpu_only`.
+std::vector<CaseSpec> runner_cases(double load, const std::map<std::string, double>& scale = {}, uint32_t seed = 1,
+                                   bool cpu_only = false) {
+  std::vector<CaseSpec> out;
+  const std::vector<std::pair<std::string, std::string>> groups = {
+      {"abs.learned", "default"}, {"abs.sinusoidal", "default"}, {"attn.nope", "flash"}, {"attn.nope", "naive"}};
+  for (const auto& [variant, impl] : groups) {
+    const auto it = scale.find(variant + "/" + impl);
+    const double s = it == scale.end() ? 1.0 : it->second;
+    for (const char* dtype : {"f32", "f16"}) {
+      for (int seq : {128, 1024}) {
+        CaseSpec c;
+        c.variant = variant;
+        c.impl = impl;
+        c.dtype = dtype;
+        c.params = {{"seq", seq}};
+        const double center = 1000.0 * static_cast<double>(seq) / 128 * load;
+        c.samples = samples_around(center * (cpu_only ? 1 : s), 10, 0.03, seed++);
+        c.cpu_samples = samples_around(2 * center * s, 10, 0.03, seed++);
+        out.push_back(c);
+      }
+    }
+  }
+  return out;
+}
+
+// The number right after `prefix` on the first line that starts with it
+// (leading spaces aside); NaN when there is none.
+double number_after(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto start = line.find_first_not_of(" ");
+    if (start == std::string::npos || line.compare(start, prefix.size(), prefix) != 0) continue;
+    try {
+      return std::stod(line.substr(start + prefix.size()));
+    } catch (const std::exception&) {
+      return NAN;
+    }
+  }
+  return NAN;
+}
+
+const std::vector<std::string> kRunnerRule = {"--time",          "cpu", "--normalize", "--min-samples", "5",
+                                              "--threshold",     "1.5", "--variant-threshold", "0.25"};
+
+// `command` followed by the rule's options.
+std::vector<std::string> with_rule(std::vector<std::string> command) {
+  command.insert(command.end(), kRunnerRule.begin(), kRunnerRule.end());
+  return command;
+}
+
+TEST(RunnerRule, LoadOnEveryCaseIsDividedOut) {
+  const json base = report_json(runner_cases(1)), busy = report_json(runner_cases(2.5, {}, 99));
+  // Without normalising, a machine 2.5x busier fails every case.
+  const GateRun raw = gate(base, busy, {"--time", "cpu", "--threshold", "0.25"});
+  EXPECT_EQ(raw.exit_code, 1) << raw.out;
+  EXPECT_EQ(count_lines_starting(raw.out, "slower:"), 16u) << raw.out;
+  const GateRun r = gate(base, busy, kRunnerRule);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const PairComparison p = compare_reports(parse(base), parse(busy), [] {
+    CompareOptions o;
+    o.series = TimeSeries::kCpu;
+    o.normalize = true;
+    return o;
+  }());
+  EXPECT_NEAR(p.load_factor, 2.5, 0.1);
+  for (const auto& c : p.cases) EXPECT_NEAR(*c.ratio, 1, 0.1) << c.base->display();
+}
+
+TEST(RunnerRule, AVariantSlowerBy50PercentIsTheOnlyOneNamed) {
+  for (const std::string target : {"abs.learned/default", "attn.nope/flash"}) {
+    SCOPED_TRACE(target);
+    const GateRun r = gate(report_json(runner_cases(1)), report_json(runner_cases(2, {{target, 1.5}}, 50)), kRunnerRule);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    const std::string name = target.substr(0, target.find('/')) + " " + target.substr(target.find('/') + 1);
+    EXPECT_NEAR(number_after(r.out, "slower: " + name + ": median "), 1.5, 0.06) << r.out;
+    EXPECT_NE(r.out.find("of its 4 cases"), std::string::npos) << r.out;
+    EXPECT_EQ(count_lines_starting(r.out, "slower:"), 1u) << r.out;  // attn.nope naive stays quiet
+    EXPECT_NE(r.out.find("gate: FAILED, 1 reason"), std::string::npos) << r.out;
+  }
+  // 20% is inside the variant threshold.
+  EXPECT_EQ(gate(report_json(runner_cases(1)), report_json(runner_cases(2, {{"abs.learned/default", 1.2}}, 50)),
+                 kRunnerRule)
+                .exit_code,
+            0);
+}
+
+TEST(RunnerRule, OneCaseMovesItsVariantOnlyAsTheMedianDoes) {
+  // One case of abs.learned 2x: the variant's median stays about 1, and one
+  // case needs 2.5x to fail alone.
+  auto next = runner_cases(1, {}, 50);
+  for (double& s : next[0].cpu_samples) s *= 2;
+  EXPECT_EQ(gate(report_json(runner_cases(1)), report_json(next), kRunnerRule).exit_code, 0);
+  for (double& s : next[0].cpu_samples) s *= 1.5;  // 3x now
+  const GateRun r = gate(report_json(runner_cases(1)), report_json(next), kRunnerRule);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NEAR(number_after(r.out, "slower: abs.learned default f32 seq=128: "), 3, 0.15) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "slower:"), 1u) << r.out;
+}
+
+TEST(RunnerRule, TimeCpuReadsTheCpuSamples) {
+  // GPU time 1.5x slower for abs.learned, CPU time unchanged.
+  const json base = report_json(runner_cases(1));
+  const json next = report_json(runner_cases(1, {{"abs.learned/default", 1.5}}, 50, /*cpu_only=*/false));
+  const json gpu_only = [&] {
+    json j = report_json(runner_cases(1, {}, 50));
+    const json slowed = report_json(runner_cases(1, {{"abs.learned/default", 1.5}}, 50));
+    for (size_t i = 0; i < 4; ++i) j["results"][i]["time_ns"] = slowed["results"][i]["time_ns"];
+    return j;
+  }();
+  EXPECT_EQ(gate(base, gpu_only, kRunnerRule).exit_code, 0);
+  const GateRun gpu = gate(base, gpu_only, {"--time", "gpu", "--normalize", "--variant-threshold", "0.25"});
+  EXPECT_EQ(gpu.exit_code, 1) << gpu.out;
+  EXPECT_NEAR(number_after(gpu.out, "slower: abs.learned default: median "), 1.5, 0.06) << gpu.out;
+  EXPECT_EQ(gate(base, next, kRunnerRule).exit_code, 1);
+}
+
+TEST(RunnerRule, TooFewSamplesFailTheGate) {
+  auto next = runner_cases(1, {}, 50);
+  next[5].samples.resize(3);
+  next[5].cpu_samples.resize(3);
+  const GateRun r = gate(report_json(runner_cases(1)), report_json(next), kRunnerRule);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "samples: abs.sinusoidal default f32 seq=1024: 10 in BASE and 3 in NEW"),
+            1u)
+      << r.out;
+  // Without a minimum the case is simply not tested.
+  EXPECT_EQ(gate(report_json(runner_cases(1)), report_json(next), {"--time", "cpu", "--normalize"}).exit_code, 0);
+}
+
+TEST(RunnerRule, ReportsWithoutCpuTimeOrMadeWithInjectionAreRefused) {
+  const std::string dir = test::temp_dir("refused");
+  const json good = report_json(runner_cases(1));
+  json no_cpu = good;
+  no_cpu["results"][2]["cpu_ns"] = nullptr;
+  json injected = good;
+  injected["run"] = {{"inject_slowdown", {{{"variant", "abs.learned"}, {"impl", nullptr}, {"factor", 1.5}}}}};
+  const std::string good_path = write_json(dir, "good.json", good);
+  const std::string no_cpu_path = write_json(dir, "no_cpu.json", no_cpu);
+  const std::string injected_path = write_json(dir, "injected.json", injected);
+
+  const auto cpu = test::run_pebench({"compare", good_path, no_cpu_path, "--time", "cpu"});
+  EXPECT_EQ(cpu.exit_code, 2) << cpu.out;
+  EXPECT_NE(cpu.out.find("error: " + no_cpu_path + ": abs.learned default f16 seq=128 has no cpu_ns samples"),
+            std::string::npos)
+      << cpu.out;
+  EXPECT_EQ(std::count(cpu.out.begin(), cpu.out.end(), '\n'), 1) << cpu.out;
+  EXPECT_EQ(test::run_pebench({"compare", good_path, no_cpu_path}).exit_code, 0);  // GPU time has no such need
+
+  const auto base = test::run_pebench({"compare", injected_path, good_path, "--gate"});
+  EXPECT_EQ(base.exit_code, 2) << base.out;
+  EXPECT_NE(base.out.find("error: " + injected_path +
+                          ": made with --inject-slowdown abs.learned=1.5: a fault-injection report is never a BASE"),
+            std::string::npos)
+      << base.out;
+  EXPECT_EQ(test::run_pebench({"compare", good_path, injected_path, "--gate"}).exit_code, 0);  // as NEW it is fine
+
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--time", "wall"}, {"--variant-threshold", "-1"},
+                                                                {"--min-samples", "many"}}) {
+    std::vector<std::string> args = {"compare", good_path, good_path};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const auto r = test::run_pebench(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find(bad[0]), std::string::npos) << r.out;
+  }
+}
+
+TEST(RunnerRule, JsonCarriesTheLoadFactorAndVariants) {
+  const std::string dir = test::temp_dir("json");
+  const auto r = test::run_pebench(with_rule({"compare", write_json(dir, "b.json", report_json(runner_cases(1))),
+                                              write_json(dir, "n.json", report_json(runner_cases(2, {}, 9))),
+                                              "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["time"], "cpu");
+  EXPECT_EQ(j["normalize"], true);
+  EXPECT_EQ(j["variant_threshold"], 0.25);
+  const json& pair = j["comparisons"][0];
+  EXPECT_NEAR(pair["load_factor"].get<double>(), 2, 0.1);
+  ASSERT_EQ(pair["variants"].size(), 4u);
+  EXPECT_EQ(pair["variants"][2]["variant"], "attn.nope");
+  EXPECT_EQ(pair["variants"][2]["impl"], "flash");
+  EXPECT_EQ(pair["variants"][2]["cases"], 4);
+  EXPECT_EQ(pair["variants"][2]["slower"], false);
+}
+
+TEST(CiGate, PassesFailsWithOneLinePerReasonAndRefusesBadInput) {
+  const std::string dir = test::temp_dir("ci-gate");
+  const std::string script = std::string(PEBENCH_SOURCE_DIR) + "/scripts/ci-gate.sh";
+  const std::vector<std::string> env = {std::string("PEBENCH=") + PEBENCH_EXE};
+  const std::string base = write_json(dir, "base.json", report_json(runner_cases(1)));
+  const std::string busy = write_json(dir, "busy.json", report_json(runner_cases(1.8, {}, 7)));
+  const auto pass = test::run_program(script, {base, busy}, env);
+  EXPECT_EQ(pass.exit_code, 0) << pass.out;
+  EXPECT_EQ(pass.out, "ci-gate: passed\n");
+
+  auto next = runner_cases(1.8, {{"attn.nope/flash", 1.5}}, 7);
+  next.pop_back();  // attn.nope naive f16 seq=1024: missing
+  const auto fail = test::run_program(script, {base, write_json(dir, "slow.json", report_json(next))}, env);
+  EXPECT_EQ(fail.exit_code, 1) << fail.out;
+  EXPECT_EQ(std::count(fail.out.begin(), fail.out.end(), '\n'), 2) << fail.out;
+  EXPECT_NEAR(number_after(fail.out, "slower: attn.nope flash: median "), 1.5, 0.06) << fail.out;
+  EXPECT_EQ(count_lines_starting(fail.out, "missing: attn.nope naive f16 seq=1024"), 1u) << fail.out;
+
+  const auto bad = test::run_program(script, {base, dir + "/nope.json"}, env);
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("nope.json: cannot read"), std::string::npos) << bad.out;
+  EXPECT_EQ(test::run_program(script, {base}, env).exit_code, 2);
 }
 
 }  // namespace

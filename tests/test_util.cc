@@ -204,10 +204,15 @@ std::string read_file(const std::string& path) {
 }
 
 ProcessResult run_pebench(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  return run_program(PEBENCH_EXE, args, env);
+}
+
+ProcessResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env) {
   std::string cmd;
   for (const auto& e : env) cmd += shell_quote(e) + " ";
   if (!env.empty()) cmd = "env " + cmd;
-  cmd += shell_quote(PEBENCH_EXE);
+  cmd += shell_quote(program);
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>&1";
   ProcessResult r;

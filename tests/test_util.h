@@ -93,6 +93,10 @@ struct ProcessResult {
 // Runs the built pebench binary with `args` (shell-quoted here), with the
 // environment variables `env` ("NAME=value") set for it.
 ProcessResult run_pebench(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+// Runs `program` with `args` (shell-quoted here) and `env` (NAME=value, set
+// for it alone).
+ProcessResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env = {});
 
 // A fresh empty directory under the test temp dir.
 std::string temp_dir(const std::string& name);

@@ -2,10 +2,13 @@
 
 #include <stdexcept>
 
+#include "analysis/timing_rule.h"
+
 namespace pebench {
 
 CompareResult run_compare(const std::vector<ReportFile>& reports, const CompareOptions& options, bool gate) {
   if (reports.size() < 2) throw std::invalid_argument("compare needs at least two reports");
+  check_comparable(reports, options);
   CompareResult r;
   r.options = options;
   for (size_t i = 1; i < reports.size(); ++i) r.pairs.push_back(compare_reports(reports[0], reports[i], options, 0, i));

@@ -20,7 +20,8 @@ struct CompareResult {
   std::optional<GateResult> gate;      // when gating
 };
 
-// `reports` must hold at least two reports and outlive the result.
+// `reports` must hold at least two reports and outlive the result. Throws
+// ReportError when they cannot be compared under `options` (check_comparable).
 CompareResult run_compare(const std::vector<ReportFile>& reports, const CompareOptions& options, bool gate);
 
 }  // namespace pebench

@@ -6,6 +6,7 @@
 
 #include "analysis/case_key.h"
 #include "analysis/format_units.h"
+#include "analysis/timing_rule.h"
 
 namespace pebench {
 namespace {
@@ -52,6 +53,34 @@ std::string time_cell(const CaseRecord* c) {
   if (!c) return "-";
   if (!c->ok()) return c->status;
   return format_ns(c->timed() ? std::optional<double>(c->time->median) : std::nullopt);
+}
+
+// A pair's time cell: the median compared (GPU or CPU time) when the case ran.
+std::string compared_cell(const CaseRecord* c, const std::optional<double>& median) {
+  return c && c->ok() ? format_ns(median) : time_cell(c);
+}
+
+// What the ratios of a pair measure, when it is not plain GPU-time medians.
+std::string timing_note(const PairComparison& pair, const CompareOptions& options) {
+  std::vector<std::string> parts;
+  if (options.series == TimeSeries::kCpu) parts.push_back("base and new are process CPU time per sample (--time cpu)");
+  if (options.normalize) {
+    parts.push_back(fmt::format("ratios are divided by the load factor {} (the median NEW/BASE ratio)",
+                                format_ratio(pair.load_factor)));
+  }
+  if (options.min_samples > 0) parts.push_back(fmt::format("cases need {} samples a side", options.min_samples));
+  return parts.empty() ? "" : join(parts, "; ") + ".";
+}
+
+TextTable variants_table(const PairComparison& pair) {
+  TextTable t({"variant", "impl", "cases", "median ratio", "verdict"});
+  t.align_right(2);
+  t.align_right(3);
+  for (const auto& v : pair.variants) {
+    t.add_row({v.variant, v.impl, std::to_string(v.cases.size()), v.cases.empty() ? "-" : format_ratio(v.ratio),
+               v.slower ? "slower" : "-"});
+  }
+  return t;
 }
 
 std::string verdict_cell(const CaseComparison& c) {
@@ -117,13 +146,20 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
   for (const auto& c : pair.cases) {
     std::vector<std::string> row;
     if (device_column) row.push_back(c.base->device_info->key_name);
-    for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), time_cell(c.base),
-                             time_cell(c.next), format_ratio(c.ratio), format_p(c.p_value), verdict_cell(c)}) {
+    for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base),
+                             compared_cell(c.base, c.base_median), compared_cell(c.next, c.new_median),
+                             format_ratio(c.ratio), format_p(c.p_value), verdict_cell(c)}) {
       row.push_back(cell);
     }
     t.add_row(row);
   }
   if (t.rows() > 0) doc.table(std::move(t));
+  if (const std::string note = timing_note(pair, options); !note.empty()) doc.paragraph({note});
+  if (!pair.variants.empty()) {
+    doc.table(variants_table(pair));
+    doc.paragraph({fmt::format("per variant/impl: the median ratio of its cases; slower past {}.",
+                               format_threshold(*options.variant_threshold))});
+  }
 
   if (pair.overall) {
     TextTable g({"family", "cases", "geomean ratio", "change"});

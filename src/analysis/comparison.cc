@@ -8,6 +8,7 @@
 
 #include "analysis/mann_whitney.h"
 #include "analysis/pipeline_stats.h"
+#include "analysis/timing_rule.h"
 
 namespace pebench {
 
@@ -118,19 +119,26 @@ std::vector<StatChange> stat_changes(const std::vector<PipelineRecordView>& base
   return out;
 }
 
-CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, const CompareOptions& options) {
+// `load`: the pair's load factor when normalising (else 1); NEW's median and
+// samples are divided by it before they meet BASE's.
+CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, const CompareOptions& options,
+                            double load) {
   CaseComparison c;
   c.base = &base;
   c.next = &next;
   c.change = status_change(base.status, next.status);
   c.stat_changes = stat_changes(base.pipelines, next.pipelines);
-  if (base.timed()) c.base_median = base.time->median;
-  if (next.timed()) c.new_median = next.time->median;
+  if (base.timed()) c.base_median = series_median(*base.time, options.series);
+  if (next.timed()) c.new_median = series_median(*next.time, options.series);
   // Only cases that ran correctly on both sides have a meaningful time.
   if (!base.ok() || !next.ok() || !c.base_median || !c.new_median) return c;
-  c.ratio = time_ratio(*c.new_median, *c.base_median);
-  if (!base.time->samples.empty() && !next.time->samples.empty()) {
-    const MannWhitneyResult u = mann_whitney_u(base.time->samples, next.time->samples);
+  c.ratio = *c.new_median / *c.base_median / load;
+  const auto& base_samples = series_samples(*base.time, options.series);
+  std::vector<double> new_samples = series_samples(*next.time, options.series);
+  for (double& s : new_samples) s /= load;
+  c.too_few_samples = std::min(base_samples.size(), new_samples.size()) < std::max<size_t>(options.min_samples, 1);
+  if (!c.too_few_samples) {
+    const MannWhitneyResult u = mann_whitney_u(base_samples, new_samples);
     c.p_value = u.p_value;
     c.exact_test = u.exact;
   }
@@ -167,8 +175,7 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
   for (const auto& c : next.cases) new_by_key[c.device_info->key_name + "\n" + c.key] = &c;
   std::unordered_map<const CaseRecord*, bool> matched_new;
 
-  std::map<std::string, std::vector<double>> family_ratios;
-  std::vector<double> all_ratios;
+  std::vector<std::pair<const CaseRecord*, const CaseRecord*>> matched;  // BASE order
   for (const auto& b : base.cases) {
     auto dev = new_for_base.find(b.device_info->key_name);
     const CaseRecord* n = nullptr;
@@ -181,13 +188,21 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
       continue;
     }
     matched_new[n] = true;
-    CaseComparison c = compare_case(b, *n, options);
+    matched.emplace_back(&b, n);
+  }
+  if (options.normalize) out.load_factor = load_factor(matched, options.series);
+
+  std::map<std::string, std::vector<double>> family_ratios;
+  std::vector<double> all_ratios;
+  for (const auto& [b, n] : matched) {
+    CaseComparison c = compare_case(*b, *n, options, out.load_factor);
     if (c.ratio) {
-      family_ratios[b.family()].push_back(*c.ratio);
+      family_ratios[b->family()].push_back(*c.ratio);
       all_ratios.push_back(*c.ratio);
     }
     out.cases.push_back(c);
   }
+  if (options.variant_threshold) out.variants = compare_variants(out.cases, options);
   for (const auto& n : next.cases) {
     if (!matched_new.count(&n)) out.only_in_new.push_back(&n);
   }

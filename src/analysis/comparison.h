@@ -12,9 +12,25 @@
 
 namespace pebench {
 
+// Which samples a comparison reads (timing_rule.h).
+enum class TimeSeries {
+  kGpu,  // time_ns: GPU timestamps
+  kCpu,  // cpu_ns: the process CPU time of each sample
+};
+
 struct CompareOptions {
   double threshold = 0.10;  // a change smaller than 10% is "unchanged"
   double alpha = 0.01;      // significance level of the U test
+  TimeSeries series = TimeSeries::kGpu;
+  // Divide every ratio by the pair's load factor (timing_rule.h).
+  bool normalize = false;
+  // A case with fewer samples on either side gets no U test ("noisy" when
+  // outside the band) and, with --gate, fails it: a rule that needs samples
+  // must not pass blind. 0: no minimum.
+  size_t min_samples = 0;
+  // Also judge each variant/impl by the median of its cases' ratios; slower
+  // past 1 + this. Absent: no per-variant verdicts.
+  std::optional<double> variant_threshold;
 };
 
 enum class Verdict {
@@ -56,6 +72,16 @@ struct CaseComparison {
   Verdict verdict = Verdict::kNone;
   StatusChange change = StatusChange::kSame;
   std::vector<StatChange> stat_changes;
+  // Timed on both sides with fewer samples than options.min_samples on one.
+  bool too_few_samples = false;
+};
+
+// One variant/impl's cases together (CompareOptions::variant_threshold).
+struct VariantComparison {
+  std::string variant, impl;
+  std::vector<size_t> cases;  // indices into PairComparison::cases: those with a ratio and enough samples
+  double ratio = 1;                          // the median of their ratios
+  bool slower = false;
 };
 
 struct GeoMean {
@@ -79,6 +105,10 @@ struct PairComparison {
   std::vector<const CaseRecord*> only_in_new;   // NEW order
   std::vector<GeoMean> families;                // sorted by family
   std::optional<GeoMean> overall;               // absent when nothing was timed on both sides
+  // The median NEW/BASE ratio over cases timed on both sides; every ratio
+  // above is divided by it when options.normalize (else 1).
+  double load_factor = 1;
+  std::vector<VariantComparison> variants;  // with options.variant_threshold
 
   size_t count(Verdict v) const;
 };

@@ -3,8 +3,28 @@
 #include <fmt/format.h>
 
 #include "analysis/format_units.h"
+#include "analysis/timing_rule.h"
 
 namespace pebench {
+namespace {
+
+// "cpu time, load factor 1.83" / "": what the timing reasons measured, when
+// it is not plain GPU time.
+std::string measured(const PairComparison& pair, const CompareOptions& options) {
+  std::string m = options.series == TimeSeries::kCpu ? "cpu time" : "";
+  if (options.normalize) m += fmt::format("{}over load factor {}", m.empty() ? "" : ", ", format_ratio(pair.load_factor));
+  return m.empty() ? "" : ", " + m;
+}
+
+std::string variant_reason(const PairComparison& pair, const VariantComparison& v, const CompareOptions& options) {
+  std::vector<std::string> ratios;
+  for (size_t i : v.cases) ratios.push_back(format_ratio(pair.cases[i].ratio) + "x");
+  return fmt::format("slower: {} {}: median {}x of its {} cases ({}), threshold {}{}", v.variant, v.impl,
+                     format_ratio(v.ratio), v.cases.size(), fmt::join(ratios, ", "),
+                     format_threshold(*options.variant_threshold), measured(pair, options));
+}
+
+}  // namespace
 
 GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vector<PairComparison>& pairs,
                          const CompareOptions& options) {
@@ -44,10 +64,19 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
                                         sc.next.value_or(0), in));
       }
       if (c.verdict == Verdict::kSlower) {
-        g.reasons.push_back(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}){}", name(b),
+        g.reasons.push_back(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}{}){}", name(b),
                                         format_ratio(c.ratio), format_ns(c.base_median), format_ns(c.new_median),
-                                        format_p(c.p_value), options.alpha, format_threshold(options.threshold), in));
+                                        format_p(c.p_value), options.alpha, format_threshold(options.threshold),
+                                        measured(pair, options), in));
       }
+      if (c.ratio && c.too_few_samples && options.min_samples > 0) {
+        g.reasons.push_back(fmt::format("samples: {}: {} in BASE and {} in NEW, fewer than the {} the rule needs{}",
+                                        name(b), series_samples(*b.time, options.series).size(),
+                                        series_samples(*n.time, options.series).size(), options.min_samples, in));
+      }
+    }
+    for (const auto& v : pair.variants) {
+      if (v.slower) g.reasons.push_back(variant_reason(pair, v, options) + in);
     }
     for (const CaseRecord* b : pair.only_in_base) {
       g.reasons.push_back(fmt::format("missing: {}: in BASE, absent from NEW{}", name(*b), in));

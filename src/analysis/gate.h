@@ -1,6 +1,9 @@
 // The regression gate: what makes `pebench compare --gate` exit 1. One
 // reason per line, each naming the case:
-//   slower   slower by more than the threshold and significant (p < alpha)
+//   slower   slower by more than the threshold and significant (p < alpha);
+//            or, with a variant threshold, a variant/impl whose cases' median
+//            ratio is past it (timing_rule.h)
+//   samples  timed on both sides with fewer samples than --min-samples
 //   broke    ok in BASE, failed validation or errored in NEW
 //   lost     ok in BASE, skipped or unsupported in NEW
 //   missing  in BASE, absent from NEW

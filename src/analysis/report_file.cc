@@ -27,6 +27,7 @@ ReportFile& ReportFile::operator=(const ReportFile& other) {
   tool = other.tool;
   host = other.host;
   command = other.command;
+  injected = other.injected;
   devices = other.devices;
   cases = other.cases;
   relink();
@@ -39,6 +40,7 @@ ReportFile& ReportFile::operator=(ReportFile&& other) noexcept {
   tool = std::move(other.tool);
   host = std::move(other.host);
   command = std::move(other.command);
+  injected = std::move(other.injected);
   devices = std::move(other.devices);
   cases = std::move(other.cases);
   relink();
@@ -144,6 +146,23 @@ const std::set<std::string>& known_statuses() {
   return s;
 }
 
+// obj[key] as a list of finite numbers; empty when absent or null.
+std::vector<double> number_list(const Checker& ck, const nlohmann::json& obj, const std::string& where,
+                                const char* key) {
+  std::vector<double> out;
+  auto s = obj.find(key);
+  if (s == obj.end() || s->is_null()) return out;
+  if (!s->is_array()) ck.fail(where, fmt::format("\"{}\" is not a list", key));
+  for (size_t i = 0; i < s->size(); ++i) {
+    const auto& x = (*s)[i];
+    if (!x.is_number() || !std::isfinite(x.get<double>())) {
+      ck.fail(where, fmt::format("{}[{}] is not a finite number", key, i));
+    }
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
 std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r, const std::string& where) {
   auto it = r.find("time_ns");
   if (it == r.end() || it->is_null()) return std::nullopt;
@@ -156,17 +175,14 @@ std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r,
   if (t.median < 0) ck.fail(w, fmt::format("\"median\" is negative ({})", t.median));
   t.min = ck.maybe_number(*it, w, "min").value_or(t.median);
   t.max = ck.maybe_number(*it, w, "max").value_or(t.median);
-  if (auto s = it->find("samples"); s != it->end() && !s->is_null()) {
-    if (!s->is_array()) ck.fail(w, "\"samples\" is not a list");
-    for (size_t i = 0; i < s->size(); ++i) {
-      const auto& x = (*s)[i];
-      if (!x.is_number() || !std::isfinite(x.get<double>())) {
-        ck.fail(w, fmt::format("samples[{}] is not a finite number", i));
-      }
-      t.samples.push_back(x.get<double>());
-    }
-  }
+  t.samples = number_list(ck, *it, w, "samples");
   t.timing = ck.text(r, where, "timing");
+  if (auto cpu = r.find("cpu_ns"); cpu != r.end() && !cpu->is_null()) {
+    const std::string wc = where + ".cpu_ns";
+    if (!cpu->is_object()) ck.fail(wc, "is not an object");
+    t.cpu_median = ck.number(*cpu, wc, "median");
+    t.cpu_samples = number_list(ck, *cpu, wc, "samples");
+  }
   return t;
 }
 
@@ -256,6 +272,9 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   if (auto t = doc.find("tool"); t != doc.end() && t->is_object()) rep.tool = *t;
   if (auto h = doc.find("host"); h != doc.end() && h->is_object()) rep.host = *h;
   if (auto c = doc.find("command"); c != doc.end() && c->is_array()) rep.command = *c;
+  if (auto run = doc.find("run"); run != doc.end() && run->is_object()) {
+    if (auto inj = run->find("inject_slowdown"); inj != run->end() && !inj->is_null()) rep.injected = *inj;
+  }
 
   const auto& devices = ck.field(doc, "", "devices");
   if (!devices.is_array()) ck.fail("", "\"devices\" is not a list");

@@ -34,6 +34,10 @@ struct TimeRecord {
   double median = 0, min = 0, max = 0;
   std::vector<double> samples;  // ns; may be empty when a report was trimmed
   std::string timing;           // "gpu-timestamp" | "wall-clock" | ""
+  // "cpu_ns": the process CPU time of each sample; absent (empty, 0) in
+  // reports from before pebench recorded it.
+  std::vector<double> cpu_samples;
+  double cpu_median = 0;
 };
 
 struct ValidationRecord {
@@ -77,6 +81,9 @@ struct ReportFile {
   nlohmann::json tool = nlohmann::json::object();
   nlohmann::json host = nlohmann::json::object();
   nlohmann::json command = nlohmann::json::array();
+  // run.inject_slowdown: the faults injected into this run (null: none). Such
+  // a report tests a gate and can never be its BASE.
+  nlohmann::json injected;
   std::vector<DeviceRecord> devices;
   std::vector<CaseRecord> cases;
 

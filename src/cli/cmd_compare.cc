@@ -32,6 +32,15 @@ class CompareCommand : public Command {
     app.add_option("--threshold", options_.threshold, "relative change below which a case counts as unchanged")
         ->capture_default_str();
     app.add_option("--alpha", options_.alpha, "significance level of the Mann-Whitney U test")->capture_default_str();
+    app.add_option("--time", series_, "samples to compare: gpu (GPU timestamps) or cpu (process CPU time per sample)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"gpu", "cpu"}));
+    app.add_flag("--normalize", options_.normalize,
+                 "divide every ratio by the load factor, the median ratio of all cases timed on both sides");
+    app.add_option("--min-samples", options_.min_samples,
+                   "cases with fewer samples on a side are not tested, and fail --gate");
+    app.add_option("--variant-threshold", variant_threshold_,
+                   "also gate each variant/impl on the median ratio of its cases (e.g. 0.25; 0: off)");
   }
 
   int run(CLI::App&) override {
@@ -41,6 +50,11 @@ class CompareCommand : public Command {
     if (!(options_.alpha > 0 && options_.alpha < 1)) {
       throw UsageError(fmt::format("--alpha {} must be between 0 and 1", options_.alpha));
     }
+    if (!(variant_threshold_ >= 0) || !std::isfinite(variant_threshold_)) {
+      throw UsageError(fmt::format("--variant-threshold {} must be a finite number >= 0", variant_threshold_));
+    }
+    if (variant_threshold_ > 0) options_.variant_threshold = variant_threshold_;
+    options_.series = series_ == "cpu" ? TimeSeries::kCpu : TimeSeries::kGpu;
     const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
     const CompareResult result = run_compare(reports, options_, gate_);
     if (format_ == "json") {
@@ -62,6 +76,8 @@ class CompareCommand : public Command {
   std::vector<std::string> paths_;
   std::string format_ = "text";
   bool gate_ = false;
+  std::string series_ = "gpu";
+  double variant_threshold_ = 0;
   CompareOptions options_;
 };
 

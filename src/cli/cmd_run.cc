@@ -24,6 +24,7 @@
 #include "harness/presets.h"
 #include "harness/registry.h"
 #include "harness/report.h"
+#include "harness/slowdown.h"
 #include "harness/sweep.h"
 
 namespace pebench {
@@ -67,6 +68,9 @@ class RunCommand : public Command {
                  "plan every case and build its pipelines, run nothing (works on devices that cannot execute)");
     app.add_option("--emulate", emulate_, "plan for a device profile: a built-in name (devices --profiles) or a "
                                           "Vulkan Profiles JSON file");
+    app.add_option("--inject-slowdown", slowdowns_,
+                   "VARIANT[/IMPL]=FACTOR: test-only, makes that variant's timed GPU work FACTOR times longer "
+                   "(repeatable); the report records it and cannot be a baseline");
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
         ->check(submit_timeout_seconds());
@@ -107,18 +111,24 @@ class RunCommand : public Command {
     }
     std::optional<DeviceProfile> profile;
     if (!emulate_.empty()) profile = load_profile(emulate_);
+    std::vector<InjectedSlowdown> injected;
+    for (const auto& text : slowdowns_) injected.push_back(parse_slowdown(text, Registry::instance()));
     const auto planned = expand_sweep(Registry::instance(), spec);
     if (planned.empty()) throw UsageError("the selection matches no case");
 
     // Google Benchmark flags.
     check_benchmark_flags(app.remaining());
     std::vector<std::string> gb_args{"pebench"};
-    bool user_min_time = false;
+    bool user_min_time = false, user_repetitions = false;
     for (const auto& extra : app.remaining()) {
       if (extra.rfind("--benchmark_", 0) != 0) throw UsageError(fmt::format("unknown option '{}'", extra));
       user_min_time = user_min_time || extra.rfind("--benchmark_min_time", 0) == 0;
+      user_repetitions = user_repetitions || extra.rfind("--benchmark_repetitions", 0) == 0;
       gb_args.push_back(extra);
     }
+    const int repetitions = preset && !user_repetitions ? preset->repetitions : 0;
+    // Placed first, so the user's own flag, if any, wins.
+    if (repetitions > 0) gb_args.insert(gb_args.begin() + 1, "--benchmark_enable_random_interleaving=true");
     std::vector<char*> gb_argv;
     for (auto& a : gb_args) gb_argv.push_back(a.data());
     int gb_argc = static_cast<int>(gb_argv.size());
@@ -164,7 +174,9 @@ class RunCommand : public Command {
                      {"validate", !no_validate_},
                      {"vulkan_validation", vk_validation_},
                      {"compile_only", compile_only_},
-                     {"cases", cases.size()}};
+                     {"cases", cases.size()},
+                     {"repetitions", repetitions}};
+    if (!injected.empty()) header["run"]["inject_slowdown"] = slowdowns_json(injected);
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
 
@@ -172,8 +184,10 @@ class RunCommand : public Command {
     options.run.validate = !no_validate_;
     options.run.dump_dir = dump_;
     options.run.seed = seed_;
+    options.run.inject_slowdown = injected;
     options.progress = quiet_ ? nullptr : stderr;
     if (!user_min_time) options.min_time_s = preset ? preset->min_time_s : 0.1;
+    options.repetitions = repetitions;
 
     std::signal(SIGINT, on_sigint);
     if (compile_only_) {
@@ -276,7 +290,7 @@ class RunCommand : public Command {
 
   std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
   std::map<std::string, std::string> axis_text_;
-  std::vector<std::string> params_;
+  std::vector<std::string> params_, slowdowns_;
   std::string emulate_;
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false;
   uint64_t seed_ = 0;

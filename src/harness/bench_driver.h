@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct SweepCase {
 struct DriverOptions {
   RunOptions run;
   double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
+  int repetitions = 0;    // > 0: per-case Google Benchmark repetitions (else its flag/default)
   FILE* progress = stderr;  // one line per finished case; nullptr: quiet
 };
 
@@ -63,21 +65,30 @@ class BenchDriver {
 
  private:
   class Reporter;
+  // A case set up and not yet reported. Without repetitions Google Benchmark
+  // reports each case before it starts the next, so one is live at a time;
+  // with --benchmark_enable_random_interleaving every case stays live until
+  // its last repetition, so its setup (and validation) runs once; a
+  // validation-layer error is then counted against every case live when it
+  // was raised.
+  struct Live {
+    std::unique_ptr<CaseRun> run;
+    bool ready = false;
+    uint64_t vk_errors_before = 0;
+  };
   void body(size_t index, void* state);
   void finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message);
-  void start(size_t index);
+  Live& start(size_t index);
 
   const Instance& instance_;
   ReportWriter& writer_;
   DriverOptions options_;
   std::vector<SweepCase> cases_;
   std::vector<CaseResult> results_;
-  std::vector<std::vector<std::vector<double>>> invocations_;  // per case: samples of each invocation
+  std::vector<std::vector<std::vector<CaseRun::Sample>>> invocations_;  // per case: samples of each invocation
   std::vector<bool> finished_;
-  size_t current_ = SIZE_MAX;
-  std::unique_ptr<CaseRun> run_;
-  bool ready_ = false;
-  uint64_t vk_errors_before_ = 0;
+  size_t written_ = 0;  // cases 0..written_-1 are in the report
+  std::map<size_t, Live> live_;
   size_t done_ = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include "harness/dump.h"
 #include "harness/errors.h"
@@ -14,6 +15,12 @@ namespace pebench {
 namespace {
 
 constexpr uint32_t kSetsPerPool = 64;
+
+double process_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
 
 std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
 
@@ -149,6 +156,14 @@ bool CaseRun::setup() {
     allocate_and_upload();
     record();
     validate_and_dump();
+    // Fault injection re-records after validation, which checks the case's own work.
+    const double slowdown = slowdown_factor(options_.inject_slowdown, result_.variant, result_.impl);
+    if (slowdown > 1) {
+      const SlowdownPasses p = slowdown_passes(slowdown);
+      result_.injected_slowdown = {slowdown, p.passes, p.divisor};
+      sample_divisor_ = p.divisor;
+      record(p.passes);
+    }
     // Warm-up: clocks, caches and lazy driver work settle before timing.
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < 50; ++i) {
@@ -230,7 +245,7 @@ void CaseRun::allocate_and_upload() {
   throw_if_error(fill->submit_and_wait());
 }
 
-void CaseRun::record() {
+void CaseRun::record(int passes) {
   Device& dev = ctx_.device();
   if (dev.info().timestamps_supported()) {
     timestamps_ = TimestampQueryPool::Create(dev, 2).value();
@@ -245,7 +260,7 @@ void CaseRun::record() {
     cmd_->write_timestamp(*timestamps_, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
   }
   CommandRecorder rec(ctx_, cmd_.get(), result_, descs_, buffers_, pools_);
-  case_->record(rec);
+  record_passes(*case_, rec, passes);
   if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   throw_if_error(cmd_->end());
 }
@@ -273,13 +288,19 @@ void CaseRun::validate_and_dump() {
   host_.clear();  // not needed for timing
 }
 
-double CaseRun::time_once() {
+CaseRun::Sample CaseRun::time_sample() {
+  const double cpu_start = process_cpu_ns();
   const auto start = std::chrono::steady_clock::now();
   throw_if_error(cmd_->submit_and_wait());
   const auto end = std::chrono::steady_clock::now();
-  if (!timestamps_) return std::chrono::duration<double, std::nano>(end - start).count();
-  const auto ticks = timestamps_->results().value();
-  return timestamps_->elapsed_ns(ticks, 0, 1);
+  Sample s;
+  s.cpu_ns = (process_cpu_ns() - cpu_start) / sample_divisor_;
+  if (!timestamps_) {
+    s.ns = std::chrono::duration<double, std::nano>(end - start).count() / sample_divisor_;
+  } else {
+    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1) / sample_divisor_;
+  }
+  return s;
 }
 
 }  // namespace pebench

@@ -8,7 +8,8 @@
 // slow), dumps if asked, and warms up. It sets the result's status and
 // reason; time_once() then gives one GPU-timed execution in nanoseconds
 // (wall-clock around submit+wait where the queue has no timestamps, recorded
-// as such in result.timing).
+// as such in result.timing), and time_sample() that time with the process
+// CPU time the execution took.
 //
 // compile() instead stops after planning: it builds the case, checks it
 // against the device and creates every pipeline the case would dispatch
@@ -24,6 +25,7 @@
 
 #include "harness/gpu_context.h"
 #include "harness/result.h"
+#include "harness/slowdown.h"
 #include "harness/variant.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
@@ -38,6 +40,7 @@ struct RunOptions {
   uint64_t seed = 0;                 // mixed with the case's parameters
   double reference_budget = 4e8;     // float64 operations allowed for one case's reference
   double warmup_s = 0.02;            // warm-up time after the validation run
+  std::vector<InjectedSlowdown> inject_slowdown;  // test-only fault injection (slowdown.h)
 };
 
 class CaseRun {
@@ -50,15 +53,25 @@ class CaseRun {
   bool setup();
   // Plans and builds the case's pipelines only; true when status is compiled.
   bool compile();
-  // One timed execution, in ns. Throws StatusError on a device failure.
-  double time_once();
+  struct Sample {
+    double ns = 0;      // GPU time (or wall-clock, see above)
+    // Process CPU time during submit and wait, all threads. On a CPU device
+    // (lavapipe) this is the device's own work, which other processes' load
+    // delays but does not lengthen; on a GPU, the driver's host overhead.
+    double cpu_ns = 0;
+  };
+  // One timed execution. Throws StatusError on a device failure.
+  Sample time_sample();
+  double time_once() { return time_sample().ns; }
 
  private:
   template <typename Steps>
   bool guarded(Steps steps);
   void build_and_check();
   void allocate_and_upload();
-  void record();
+  // Records the timed command buffer: the case's dispatches, `passes` times
+  // over (--inject-slowdown, slowdown.h), between the two timestamps.
+  void record(int passes = 1);
   void validate_and_dump();
 
   GpuContext& ctx_;
@@ -73,6 +86,7 @@ class CaseRun {
   std::vector<std::unique_ptr<DescriptorPool>> pools_;
   std::unique_ptr<TimestampQueryPool> timestamps_;
   std::unique_ptr<CommandBuffer> cmd_;
+  double sample_divisor_ = 1;  // --inject-slowdown: samples are the recording's time over this
 };
 
 }  // namespace pebench

@@ -21,6 +21,12 @@ struct Preset {
   // f16 cases run in f32 on a device (or --emulate profile) without 16-bit
   // storage, instead of all coming out unsupported (unless --dtype is given).
   bool f32_without_16bit_storage = false;
+  // > 0: that many Google Benchmark repetitions per case, each of min_time_s,
+  // in random order across cases (--benchmark_enable_random_interleaving),
+  // unless --benchmark_repetitions is given. Every case then has at least
+  // this many samples, spread over the whole run, so load on the machine
+  // falls on all cases alike (docs/compare-and-gate.md).
+  int repetitions = 0;
 };
 
 const std::vector<Preset>& presets();

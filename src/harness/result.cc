@@ -26,14 +26,28 @@ const char* status_name(CaseStatus s) {
   return "error";
 }
 
-TimeStats time_stats(std::vector<double> samples) {
+namespace {
+
+double median_of_sorted(const std::vector<double>& v) {
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples) {
   TimeStats t;
   t.samples = samples;
+  t.cpu_samples = cpu_samples;
+  if (!cpu_samples.empty()) {
+    std::sort(cpu_samples.begin(), cpu_samples.end());
+    t.cpu_median = median_of_sorted(cpu_samples);
+  }
   std::sort(samples.begin(), samples.end());
   const size_t n = samples.size();
   t.min = samples.front();
   t.max = samples.back();
-  t.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  t.median = median_of_sorted(samples);
   t.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
   double var = 0;
   for (double s : samples) var += (s - t.mean) * (s - t.mean);
@@ -89,6 +103,11 @@ nlohmann::json result_to_json(const CaseResult& r) {
     j["time_ns"] = nullptr;
     j["timing"] = nullptr;
   }
+  if (r.time && !r.time->cpu_samples.empty()) {
+    j["cpu_ns"] = {{"median", r.time->cpu_median}, {"samples", r.time->cpu_samples}};
+  } else {
+    j["cpu_ns"] = nullptr;
+  }
   j["bytes"] = r.cost.bytes;
   j["flops"] = r.cost.flops;
   if (r.time && r.time->median > 0) {
@@ -117,6 +136,10 @@ nlohmann::json result_to_json(const CaseResult& r) {
   j["vk_validation_errors"] = r.vk_validation_errors;
   j["pipelines"] = nlohmann::json::array();
   for (const auto& p : r.pipelines) j["pipelines"].push_back(pipeline_to_json(p));
+  if (r.injected_slowdown) {
+    const auto& s = *r.injected_slowdown;
+    j["inject_slowdown"] = {{"factor", s.factor}, {"passes", s.passes}, {"divisor", s.divisor}};
+  }
   return j;
 }
 

@@ -26,9 +26,12 @@ const char* status_name(CaseStatus s);
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0;
   std::vector<double> samples;  // ns, in measurement order
+  // The process CPU time of each sample (CaseRun::Sample), same order; may be empty.
+  std::vector<double> cpu_samples;
+  double cpu_median = 0;
 };
-// Statistics of `samples` (must be non-empty).
-TimeStats time_stats(std::vector<double> samples);
+// Statistics of `samples` (must be non-empty) and the CPU times beside them.
+TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples = {});
 
 // One pipeline a case dispatched, as interface.md "pipelines" describes it.
 struct PipelineRecord {
@@ -60,6 +63,14 @@ struct CaseResult {
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
   std::vector<PipelineRecord> pipelines;  // each distinct dispatch once, in recording order
+  // --inject-slowdown (slowdown.h): the factor asked for, and the passes
+  // recorded and the divisor applied to every sample; absent for an honest
+  // measurement.
+  struct Slowdown {
+    double factor = 1;
+    int passes = 1, divisor = 1;
+  };
+  std::optional<Slowdown> injected_slowdown;
 };
 
 nlohmann::json params_to_json(const Params& p);
