@@ -132,7 +132,7 @@ CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, cons
   if (next.timed()) c.new_median = series_median(*next.time, options.series);
   // Only cases that ran correctly on both sides have a meaningful time.
   if (!base.ok() || !next.ok() || !c.base_median || !c.new_median) return c;
-  c.ratio = *c.new_median / *c.base_median / load;
+  c.ratio = time_ratio(*c.new_median / load, *c.base_median);
   const auto& base_samples = series_samples(*base.time, options.series);
   std::vector<double> new_samples = series_samples(*next.time, options.series);
   for (double& s : new_samples) s /= load;
