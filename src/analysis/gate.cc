@@ -8,7 +8,7 @@
 namespace pebench {
 namespace {
 
-// "cpu time, load factor 1.83" / "": what the timing reasons measured, when
+// ", cpu time, over load factor 1.83" / "": what the timing reasons measured, when
 // it is not plain GPU time.
 std::string measured(const PairComparison& pair, const CompareOptions& options) {
   std::string m = options.series == TimeSeries::kCpu ? "cpu time" : "";

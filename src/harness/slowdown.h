@@ -18,7 +18,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -45,8 +44,7 @@ InjectedSlowdown parse_slowdown(const std::string& text, const Registry& registr
 nlohmann::json slowdowns_json(const std::vector<InjectedSlowdown>& specs);
 
 // The factor for a case (1 when none applies; the last matching spec wins).
-double slowdown_factor(const std::vector<InjectedSlowdown>& specs, const std::string& variant,
-                       const std::string& impl);
+double slowdown_factor(const std::vector<InjectedSlowdown>& specs, const std::string& variant, const std::string& impl);
 
 // FACTOR as passes / divisor, the divisor at most kMaxSlowdownDivisor, the
 // nearest such fraction (the smallest divisor among equals).
