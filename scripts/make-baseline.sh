@@ -42,6 +42,9 @@ import json, os, sys
 
 out, paths = sys.argv[1], sys.argv[2:]
 runs = [json.load(open(p)) for p in paths]
+for path, run in zip(paths, runs):
+    if run.get("run", {}).get("inject_slowdown"):
+        sys.exit(f"make-baseline: {path} was made with --inject-slowdown: a fault-injection run is never a baseline")
 
 def key(r):
     return json.dumps([r["device"], r["variant"], r["impl"], r["dtype"], r["params"]], sort_keys=True)

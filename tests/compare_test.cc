@@ -989,6 +989,40 @@ TEST(RunnerRule, JsonCarriesTheLoadFactorAndVariants) {
   EXPECT_EQ(pair["variants"][2]["slower"], false);
 }
 
+TEST(RunnerRule, AConfirmingRunKeepsOnlyTimingReasonsThatRepeat) {
+  const std::string dir = test::temp_dir("confirm");
+  const std::string base = write_json(dir, "base.json", report_json(runner_cases(1)));
+  const std::string slow = write_json(dir, "slow.json", report_json(runner_cases(1.3, {{"abs.learned/default", 1.5}}, 5)));
+  const std::string slow2 =
+      write_json(dir, "slow2.json", report_json(runner_cases(1.6, {{"abs.learned/default", 1.5}}, 9)));
+  const std::string clean = write_json(dir, "clean.json", report_json(runner_cases(1.6, {}, 9)));
+
+  const auto repeated = test::run_pebench(with_rule({"compare", base, slow, "--gate", "--confirm", slow2}));
+  EXPECT_EQ(repeated.exit_code, 1) << repeated.out;
+  EXPECT_EQ(count_lines_starting(repeated.out, "slower: abs.learned default: median "), 1u) << repeated.out;
+  EXPECT_NE(repeated.out.find("x in a second run"), std::string::npos) << repeated.out;
+
+  const auto once = test::run_pebench(with_rule({"compare", base, slow, "--gate", "--confirm", clean}));
+  EXPECT_EQ(once.exit_code, 0) << once.out;
+  EXPECT_NE(once.out.find("not confirmed by the second run (" + clean + "), so not counted:"), std::string::npos)
+      << once.out;
+  EXPECT_EQ(count_lines_starting(once.out, "slower: abs.learned default: median "), 1u) << once.out;
+
+  // Correctness needs no confirming: a case lost in NEW fails whatever the second run says.
+  auto lost = runner_cases(1.3, {}, 5);
+  lost[3].status = "unsupported";
+  lost[3].samples.clear();
+  lost[3].cpu_samples.clear();
+  const auto broke = test::run_pebench(
+      with_rule({"compare", base, write_json(dir, "lost.json", report_json(lost)), "--gate", "--confirm", clean}));
+  EXPECT_EQ(broke.exit_code, 1) << broke.out;
+  EXPECT_EQ(count_lines_starting(broke.out, "lost: abs.learned default f16 seq=1024"), 1u) << broke.out;
+
+  const auto no_gate = test::run_pebench(with_rule({"compare", base, slow, "--confirm", clean}));
+  EXPECT_EQ(no_gate.exit_code, 2) << no_gate.out;
+  EXPECT_NE(no_gate.out.find("--confirm " + clean + " needs --gate"), std::string::npos) << no_gate.out;
+}
+
 TEST(CiGate, PassesFailsWithOneLinePerReasonAndRefusesBadInput) {
   const std::string dir = test::temp_dir("ci-gate");
   const std::string script = std::string(PEBENCH_SOURCE_DIR) + "/scripts/ci-gate.sh";
@@ -1006,6 +1040,22 @@ TEST(CiGate, PassesFailsWithOneLinePerReasonAndRefusesBadInput) {
   EXPECT_EQ(std::count(fail.out.begin(), fail.out.end(), '\n'), 2) << fail.out;
   EXPECT_NEAR(number_after(fail.out, "slower: attn.nope flash: median "), 1.5, 0.06) << fail.out;
   EXPECT_EQ(count_lines_starting(fail.out, "missing: attn.nope naive f16 seq=1024"), 1u) << fail.out;
+
+  // Only timing failed: a second run decides (here an existing one, as measure-gate.sh gives it).
+  const std::string slow = write_json(dir, "slow-only.json", report_json(runner_cases(1.8, {{"attn.nope/flash", 1.5}}, 7)));
+  const std::string again = write_json(dir, "again.json", report_json(runner_cases(1.2, {{"attn.nope/flash", 1.5}}, 3)));
+  auto confirm_env = env;
+  confirm_env.push_back("CI_GATE_CONFIRM_WITH=" + again);
+  const auto confirmed = test::run_program(script, {base, slow}, confirm_env);
+  EXPECT_EQ(confirmed.exit_code, 1) << confirmed.out;
+  EXPECT_NE(confirmed.out.find("confirming with a second run (" + again + ")"), std::string::npos) << confirmed.out;
+  EXPECT_EQ(count_lines_starting(confirmed.out, "slower: attn.nope flash: median "), 1u) << confirmed.out;
+  confirm_env.back() = "CI_GATE_CONFIRM_WITH=" + busy;
+  const auto unconfirmed = test::run_program(script, {base, slow}, confirm_env);
+  EXPECT_EQ(unconfirmed.exit_code, 0) << unconfirmed.out;
+  EXPECT_NE(unconfirmed.out.find("ci-gate: passed\n"), std::string::npos) << unconfirmed.out;
+  EXPECT_NE(unconfirmed.out.find("ci-gate: not confirmed: slower: attn.nope flash"), std::string::npos)
+      << unconfirmed.out;
 
   const auto bad = test::run_program(script, {base, dir + "/nope.json"}, env);
   EXPECT_EQ(bad.exit_code, 2) << bad.out;

@@ -2,15 +2,16 @@
 // factor as passes/divisor, what is recorded, and what the report says. No
 // test asserts a time: the injection's effect on time is measured with
 // pebench itself (docs/compare-and-gate.md).
+#include "harness/slowdown.h"
+
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "harness/errors.h"
 #include "harness/registry.h"
-#include "harness/slowdown.h"
 #include "test_util.h"
 
 namespace pebench {
@@ -61,8 +62,14 @@ TEST(Slowdown, FactorIsTheNearestFractionOfPasses) {
     double factor;
     int passes, divisor;
   };
-  for (const Want& w : std::vector<Want>{{1.5, 3, 2}, {3, 3, 1}, {2, 2, 1}, {1.25, 5, 4}, {1.1, 11, 10},
-                                         {2.7, 27, 10}, {1.33, 4, 3}, {100, 100, 1}}) {
+  for (const Want& w : std::vector<Want>{{1.5, 3, 2},
+                                         {3, 3, 1},
+                                         {2, 2, 1},
+                                         {1.25, 5, 4},
+                                         {1.1, 11, 10},
+                                         {2.7, 27, 10},
+                                         {1.33, 4, 3},
+                                         {100, 100, 1}}) {
     SCOPED_TRACE(w.factor);
     const SlowdownPasses p = slowdown_passes(w.factor);
     EXPECT_EQ(p.passes, w.passes);
@@ -125,7 +132,13 @@ TEST(Slowdown, ReportRecordsTheInjectionAndValidationStillPasses) {
     // Every sample has its CPU time beside it.
     EXPECT_EQ(res["cpu_ns"]["samples"].size(), res["time_ns"]["samples"].size());
     if (res["impl"] == "flash") {
-      EXPECT_EQ(res["inject_slowdown"], (nlohmann::json{{"factor", 1.5}, {"passes", 3}, {"divisor", 2}}));
+      const auto& inj = res["inject_slowdown"];
+      EXPECT_EQ(inj["factor"], 1.5);
+      EXPECT_EQ(inj["passes"], 3);
+      EXPECT_EQ(inj["divisor"], 2);
+      // The fixed cost a divisor leaves alone: an empty submission's, measured.
+      EXPECT_GT(inj["fixed_ns"].get<double>(), 0);
+      EXPECT_GT(inj["fixed_cpu_ns"].get<double>(), 0);
     } else {
       EXPECT_FALSE(res.contains("inject_slowdown"));
     }
@@ -139,11 +152,10 @@ TEST(Slowdown, ReportRecordsTheInjectionAndValidationStillPasses) {
 
 TEST(Slowdown, BadSpecOnTheCommandLineIsOneLineAndExitTwo) {
   const std::string dir = test::temp_dir("bad");
-  const auto r = test::run_pebench({"run", "--variant", "abs.learned", "--inject-slowdown", "abs.learned=0.9",
-                                    "--out", dir + "/r.json"});
+  const auto r = test::run_pebench(
+      {"run", "--variant", "abs.learned", "--inject-slowdown", "abs.learned=0.9", "--out", dir + "/r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("--inject-slowdown 'abs.learned=0.9': FACTOR '0.9' must be a number above 1"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("--inject-slowdown 'abs.learned=0.9': FACTOR '0.9' must be a number above 1"), std::string::npos)
       << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
 }

@@ -137,7 +137,10 @@ nlohmann::json compare_json(const std::vector<ReportFile>& reports, const Compar
   for (const auto& p : result.pairs) j["comparisons"].push_back(pair_json(p));
   j["matrix"] = result.matrix ? matrix_json(*result.matrix) : nlohmann::json(nullptr);
   if (result.gate) {
-    j["gate"] = {{"passed", result.gate->passed()}, {"reasons", result.gate->reasons}};
+    j["gate"] = {{"passed", result.gate->passed()},
+                 {"reasons", result.gate->reasons},
+                 {"unconfirmed", result.gate->unconfirmed},
+                 {"confirm", result.confirm ? nlohmann::json(result.confirm_path) : nlohmann::json(nullptr)}};
   } else {
     j["gate"] = nullptr;
   }

@@ -264,6 +264,10 @@ TextDocument compare_document(const std::vector<ReportFile>& reports, const Comp
                                  result.options.alpha)});
       doc.list(result.gate->reasons);
     }
+    if (!result.gate->unconfirmed.empty()) {
+      doc.paragraph({fmt::format("not confirmed by the second run ({}), so not counted:", result.confirm_path)});
+      doc.list(result.gate->unconfirmed);
+    }
   }
   return doc;
 }

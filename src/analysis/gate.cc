@@ -8,7 +8,7 @@
 namespace pebench {
 namespace {
 
-// "cpu time, load factor 1.83" / "": what the timing reasons measured, when
+// ", cpu time, over load factor 1.83" / "": what the timing reasons measured, when
 // it is not plain GPU time.
 std::string measured(const PairComparison& pair, const CompareOptions& options) {
   std::string m = options.series == TimeSeries::kCpu ? "cpu time" : "";
@@ -24,11 +24,40 @@ std::string variant_reason(const PairComparison& pair, const VariantComparison& 
                      format_threshold(*options.variant_threshold), measured(pair, options));
 }
 
+// The confirming run's verdict on the same BASE case / variant (null when it
+// has none). Both pairs share BASE, so its records identify a case.
+const CaseComparison* confirming_case(const PairComparison* confirm, const CaseRecord* base) {
+  if (!confirm) return nullptr;
+  for (const auto& c : confirm->cases) {
+    if (c.base == base) return &c;
+  }
+  return nullptr;
+}
+
+const VariantComparison* confirming_variant(const PairComparison* confirm, const VariantComparison& v) {
+  if (!confirm) return nullptr;
+  for (const auto& w : confirm->variants) {
+    if (w.variant == v.variant && w.impl == v.impl) return &w;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vector<PairComparison>& pairs,
-                         const CompareOptions& options) {
+                         const CompareOptions& options, const PairComparison* confirm) {
   GateResult g;
+  // A timing reason: kept when there is no confirming run or it repeats the
+  // finding (`again`: its ratio there), else noted as unconfirmed.
+  auto timing = [&](const std::string& reason, std::optional<double> again) {
+    if (!confirm) {
+      g.reasons.push_back(reason);
+    } else if (again) {
+      g.reasons.push_back(fmt::format("{}; confirmed: {}x in a second run", reason, format_ratio(*again)));
+    } else {
+      g.unconfirmed.push_back(reason);
+    }
+  };
   for (const auto& pair : pairs) {
     // With several NEW reports, say which one each reason is about.
     const std::string in = pairs.size() > 1 ? fmt::format(" [{}]", reports[pair.new_report].path) : "";
@@ -64,10 +93,11 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
                                         sc.next.value_or(0), in));
       }
       if (c.verdict == Verdict::kSlower) {
-        g.reasons.push_back(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}{}){}", name(b),
-                                        format_ratio(c.ratio), format_ns(c.base_median), format_ns(c.new_median),
-                                        format_p(c.p_value), options.alpha, format_threshold(options.threshold),
-                                        measured(pair, options), in));
+        const CaseComparison* again = confirming_case(confirm, c.base);
+        timing(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}{}){}", name(b), format_ratio(c.ratio),
+                           format_ns(c.base_median), format_ns(c.new_median), format_p(c.p_value), options.alpha,
+                           format_threshold(options.threshold), measured(pair, options), in),
+               again && again->verdict == Verdict::kSlower ? again->ratio : std::nullopt);
       }
       if (c.ratio && c.too_few_samples && options.min_samples > 0) {
         g.reasons.push_back(fmt::format("samples: {}: {} in BASE and {} in NEW, fewer than the {} the rule needs{}",
@@ -76,7 +106,10 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
       }
     }
     for (const auto& v : pair.variants) {
-      if (v.slower) g.reasons.push_back(variant_reason(pair, v, options) + in);
+      if (!v.slower) continue;
+      const VariantComparison* again = confirming_variant(confirm, v);
+      timing(variant_reason(pair, v, options) + in,
+             again && again->slower ? std::optional<double>(again->ratio) : std::nullopt);
     }
     for (const CaseRecord* b : pair.only_in_base) {
       g.reasons.push_back(fmt::format("missing: {}: in BASE, absent from NEW{}", name(*b), in));

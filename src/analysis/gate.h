@@ -11,7 +11,10 @@
 //   spills   a pipeline that spilled no registers in BASE spills in NEW
 //            (driver statistics, e.g. --compile-only on RADV's null device)
 // The correctness reasons do not depend on the threshold: a loose timing
-// threshold on a noisy runner still gates correctness.
+// threshold on a noisy runner still gates correctness. Given `confirm` (BASE
+// against a second run of NEW's command), a timing reason (slower) counts
+// only when that run shows it too: a regression repeats, most noise does
+// not. The others go to `unconfirmed`.
 #pragma once
 
 #include <string>
@@ -24,10 +27,11 @@ namespace pebench {
 
 struct GateResult {
   std::vector<std::string> reasons;
+  std::vector<std::string> unconfirmed;  // timing reasons the confirming run did not repeat
   bool passed() const { return reasons.empty(); }
 };
 
 GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vector<PairComparison>& pairs,
-                         const CompareOptions& options);
+                         const CompareOptions& options, const PairComparison* confirm = nullptr);
 
 }  // namespace pebench

@@ -78,9 +78,10 @@ void check_comparable(const std::vector<ReportFile>& reports, const CompareOptio
   for (const auto& r : reports) {
     for (const auto& c : r.cases) {
       if (c.ok() && c.timed() && c.time->cpu_samples.empty()) {
-        throw ReportError(fmt::format("{}: {} has no cpu_ns samples, which --time cpu compares (a report from "
-                                      "before pebench recorded CPU time: run it again)",
-                                      r.path, c.display()));
+        throw ReportError(
+            fmt::format("{}: {} has no cpu_ns samples, which --time cpu compares (a report from "
+                        "before pebench recorded CPU time: run it again)",
+                        r.path, c.display()));
       }
     }
   }

@@ -158,12 +158,7 @@ bool CaseRun::setup() {
     validate_and_dump();
     // Fault injection re-records after validation, which checks the case's own work.
     const double slowdown = slowdown_factor(options_.inject_slowdown, result_.variant, result_.impl);
-    if (slowdown > 1) {
-      const SlowdownPasses p = slowdown_passes(slowdown);
-      result_.injected_slowdown = {slowdown, p.passes, p.divisor};
-      sample_divisor_ = p.divisor;
-      record(p.passes);
-    }
+    if (slowdown > 1) inject(slowdown);
     // Warm-up: clocks, caches and lazy driver work settle before timing.
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < 50; ++i) {
@@ -288,17 +283,45 @@ void CaseRun::validate_and_dump() {
   host_.clear();  // not needed for timing
 }
 
-CaseRun::Sample CaseRun::time_sample() {
+void CaseRun::inject(double slowdown) {
+  const SlowdownPasses p = slowdown_passes(slowdown);
+  if (p.divisor > 1) {
+    // What a submission costs with nothing timed: the part of a sample the
+    // divisor must leave alone.
+    record(0);
+    std::vector<double> ns, cpu;
+    for (int i = 0; i < kFixedCostSamples; ++i) {
+      const Sample s = raw_sample();
+      ns.push_back(s.ns);
+      cpu.push_back(s.cpu_ns);
+    }
+    fixed_cost_ = {time_stats(ns).median, time_stats(cpu).median};
+  }
+  divisor_ = p.divisor;
+  result_.injected_slowdown = {slowdown, p.passes, p.divisor, fixed_cost_.ns, fixed_cost_.cpu_ns};
+  record(p.passes);
+}
+
+CaseRun::Sample CaseRun::raw_sample() {
   const double cpu_start = process_cpu_ns();
   const auto start = std::chrono::steady_clock::now();
   throw_if_error(cmd_->submit_and_wait());
   const auto end = std::chrono::steady_clock::now();
   Sample s;
-  s.cpu_ns = (process_cpu_ns() - cpu_start) / sample_divisor_;
+  s.cpu_ns = process_cpu_ns() - cpu_start;
   if (!timestamps_) {
-    s.ns = std::chrono::duration<double, std::nano>(end - start).count() / sample_divisor_;
+    s.ns = std::chrono::duration<double, std::nano>(end - start).count();
   } else {
-    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1) / sample_divisor_;
+    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1);
+  }
+  return s;
+}
+
+CaseRun::Sample CaseRun::time_sample() {
+  Sample s = raw_sample();
+  if (divisor_ > 1) {
+    s.ns = fixed_cost_.ns + (s.ns - fixed_cost_.ns) / divisor_;
+    s.cpu_ns = fixed_cost_.cpu_ns + (s.cpu_ns - fixed_cost_.cpu_ns) / divisor_;
   }
   return s;
 }

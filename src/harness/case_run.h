@@ -70,8 +70,13 @@ class CaseRun {
   void build_and_check();
   void allocate_and_upload();
   // Records the timed command buffer: the case's dispatches, `passes` times
-  // over (--inject-slowdown, slowdown.h), between the two timestamps.
+  // over (--inject-slowdown, slowdown.h; 0: none), between the two timestamps.
   void record(int passes = 1);
+  // --inject-slowdown: measures the fixed cost a divisor must leave alone,
+  // then records the passes.
+  void inject(double slowdown);
+  // One execution as measured; time_sample() applies the injection's divisor.
+  Sample raw_sample();
   void validate_and_dump();
 
   GpuContext& ctx_;
@@ -86,7 +91,10 @@ class CaseRun {
   std::vector<std::unique_ptr<DescriptorPool>> pools_;
   std::unique_ptr<TimestampQueryPool> timestamps_;
   std::unique_ptr<CommandBuffer> cmd_;
-  double sample_divisor_ = 1;  // --inject-slowdown: samples are the recording's time over this
+  // --inject-slowdown: a sample is fixed_cost_ + (measured - fixed_cost_) / divisor_.
+  static constexpr int kFixedCostSamples = 31;
+  int divisor_ = 1;
+  Sample fixed_cost_;  // an empty timed submission's medians
 };
 
 }  // namespace pebench

@@ -138,7 +138,8 @@ nlohmann::json result_to_json(const CaseResult& r) {
   for (const auto& p : r.pipelines) j["pipelines"].push_back(pipeline_to_json(p));
   if (r.injected_slowdown) {
     const auto& s = *r.injected_slowdown;
-    j["inject_slowdown"] = {{"factor", s.factor}, {"passes", s.passes}, {"divisor", s.divisor}};
+    j["inject_slowdown"] = {{"factor", s.factor},     {"passes", s.passes},           {"divisor", s.divisor},
+                            {"fixed_ns", s.fixed_ns}, {"fixed_cpu_ns", s.fixed_cpu_ns}};
   }
   return j;
 }

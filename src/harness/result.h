@@ -63,12 +63,14 @@ struct CaseResult {
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
   std::vector<PipelineRecord> pipelines;  // each distinct dispatch once, in recording order
-  // --inject-slowdown (slowdown.h): the factor asked for, and the passes
-  // recorded and the divisor applied to every sample; absent for an honest
-  // measurement.
+  // --inject-slowdown (slowdown.h): the factor asked for, the passes
+  // recorded, the divisor applied to every sample and the fixed cost the
+  // divisor left alone (an empty submission's GPU and CPU time); absent for
+  // an honest measurement.
   struct Slowdown {
     double factor = 1;
     int passes = 1, divisor = 1;
+    double fixed_ns = 0, fixed_cpu_ns = 0;
   };
   std::optional<Slowdown> injected_slowdown;
 };

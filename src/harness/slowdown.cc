@@ -42,7 +42,8 @@ InjectedSlowdown parse_slowdown(const std::string& text, const Registry& registr
 nlohmann::json slowdowns_json(const std::vector<InjectedSlowdown>& specs) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& s : specs) {
-    j.push_back({{"variant", s.variant}, {"impl", s.impl.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.impl)},
+    j.push_back({{"variant", s.variant},
+                 {"impl", s.impl.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.impl)},
                  {"factor", s.factor}});
   }
   return j;

@@ -4,13 +4,17 @@
 // machine it guards (scripts/ci-gate.sh, docs/compare-and-gate.md).
 //
 // The work really runs: FACTOR is written as a fraction PASSES/DIVISOR
-// (1.5 = 3/2, 3 = 3/1), the timed submission holds the case's dispatches
-// PASSES times over (a barrier between passes) and each sample, GPU and CPU
-// time, is divided by DIVISOR. So the timestamps measure real repeated work
-// under whatever load the machine has, and the sample is FACTOR times one
-// pass. A fraction of a pass cannot be recorded instead: most kernels are
-// grid-stride loops, so fewer workgroups do the same work more slowly, and on
-// lavapipe a dispatch's fixed cost is about a small kernel's whole time.
+// (1.5 = 3/2, 3 = 3/1) and the timed submission holds the case's dispatches
+// PASSES times over (a barrier between passes), so the measurement is of
+// real repeated work under whatever load the machine has. With a divisor,
+// each sample (GPU and CPU time) becomes F + (measured - F) / DIVISOR, where
+// F is what an empty timed submission costs (measured at setup): the
+// submission's fixed cost (submit, fence, on lavapipe a good part of a small
+// kernel's CPU time) stays as it is, as it would under a kernel really
+// FACTOR times slower, and only the passes are scaled. A fraction of a pass
+// cannot be recorded instead: most kernels are grid-stride loops, so fewer
+// workgroups do the same work, and on lavapipe a dispatch's fixed cost is
+// about a small kernel's whole time.
 // Repeated passes suit kernels whose outputs are a function of their inputs
 // (every kernel whose output is not read back in place). Validation runs on
 // the unslowed recording. A report made with an injected slowdown records
@@ -18,7 +22,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -45,8 +48,7 @@ InjectedSlowdown parse_slowdown(const std::string& text, const Registry& registr
 nlohmann::json slowdowns_json(const std::vector<InjectedSlowdown>& specs);
 
 // The factor for a case (1 when none applies; the last matching spec wins).
-double slowdown_factor(const std::vector<InjectedSlowdown>& specs, const std::string& variant,
-                       const std::string& impl);
+double slowdown_factor(const std::vector<InjectedSlowdown>& specs, const std::string& variant, const std::string& impl);
 
 // FACTOR as passes / divisor, the divisor at most kMaxSlowdownDivisor, the
 // nearest such fraction (the smallest divisor among equals).
