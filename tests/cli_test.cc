@@ -20,6 +20,9 @@ struct BadInput {
   std::string message;
 };
 
+// The row's name, not its bytes, in test listings (and CTest's test names).
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.name; }
+
 class CliRejects : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliRejects, WithOneClearErrorAndNonZeroExit) {
