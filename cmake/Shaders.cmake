@@ -5,7 +5,8 @@
 # any include rebuilds exactly what depends on it. Adding a shader needs no
 # edit here: the glob picks it up at the next build.
 set(PEBENCH_SHADER_DTYPES f32 f16)
-set(PEBENCH_GLSLC_FLAGS --target-env=vulkan1.1 -O -Werror -std=450)
+# -g keeps OpName, so pipelines can name their spec constants (runtime/spirv_reflect.h).
+set(PEBENCH_GLSLC_FLAGS --target-env=vulkan1.1 -O -g -Werror -std=450)
 
 function(pebench_embed_shaders target shader_dir)
   file(GLOB_RECURSE comps CONFIGURE_DEPENDS ${shader_dir}/*.comp)

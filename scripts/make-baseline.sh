@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the CI baseline report (default reports/baselines/lavapipe-quick.json):
 # runs the quick preset RUNS times (default 3) on lavapipe and keeps, case by
-# case, the run whose median is the median of the runs' medians, so that one
+# case, the run whose median is the median of the runs' medians (CPU-time
+# medians, which the CI gate compares, where the report has them), so that one
 # run disturbed by a busy machine does not become the yardstick. Every case
 # must be ok (validated) in every run; otherwise nothing is written.
 #
@@ -28,17 +29,22 @@ export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+loads=()  # the 1-minute load average as each run starts: how busy the machine was
 for ((i = 1; i <= runs; i++)); do
-  echo "make-baseline: run $i of $runs" >&2
+  loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+  echo "make-baseline: run $i of $runs (load average ${loads[-1]})" >&2
   "$pebench" run --preset "$preset" ${extra[@]+"${extra[@]}"} --out "$tmp/run$i.json" >"$tmp/run$i.log" 2>&1 ||
     { cat "$tmp/run$i.log" >&2; echo "make-baseline: run $i failed" >&2; exit 1; }
 done
 
-python3 - "$out" "$tmp"/run*.json <<'PY'
+LOADS="${loads[*]}" python3 - "$out" "$tmp"/run*.json <<'PY'
 import json, os, sys
 
 out, paths = sys.argv[1], sys.argv[2:]
 runs = [json.load(open(p)) for p in paths]
+for path, run in zip(paths, runs):
+    if run.get("run", {}).get("inject_slowdown"):
+        sys.exit(f"make-baseline: {path} was made with --inject-slowdown: a fault-injection run is never a baseline")
 
 def key(r):
     return json.dumps([r["device"], r["variant"], r["impl"], r["dtype"], r["params"]], sort_keys=True)
@@ -53,11 +59,12 @@ for first in runs[0]["results"]:
     bad = [r for r in same if r["status"] != "ok"]
     if bad:
         sys.exit(f"make-baseline: {first['id']} is {bad[0]['status']} ({bad[0]['reason']}): fix it before baselining")
-    same.sort(key=lambda r: r["time_ns"]["median"])
+    same.sort(key=lambda r: (r.get("cpu_ns") or r["time_ns"])["median"])
     results.append(same[len(same) // 2])
 merged["results"] = results
-merged["baseline"] = {"runs": len(runs), "selection": "per case, the run with the median median",
-                      "created": [r["created"] for r in runs]}
+merged["baseline"] = {"runs": len(runs), "selection": "per case, the run with the median median (CPU time)",
+                      "created": [r["created"] for r in runs],
+                      "load_average_at_start": [float(x) for x in os.environ["LOADS"].split()]}
 os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
 with open(out + ".tmp", "w") as f:
     json.dump(merged, f, indent=1)

@@ -3,6 +3,7 @@
 // budget, validation of both impls on the shapes that stress them (decode,
 // M != N, GQA/MQA, odd head dims, key splits, causal), naive and flash on
 // the same inputs, and clean rejection of bad shapes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -192,6 +193,9 @@ TEST(AttnFlashPlan, StaysUnderLlvmpipesLoopBudget) {
         SCOPED_TRACE(std::string(variant) + " dim=" + dim + " kv_seq=" + std::to_string(a.shape().kv_seq));
         const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);
         EXPECT_LE(flash_loop_iterations(a.flash_plan(), t, {}), kFlashLoopBudget);
+        // The GPU kernel as lavapipe runs it under --emulate desktop-gpu.
+        const FlashTiles g = flash_tiles(a.shape(), a.flash_plan(), FlashDevice{49152, 1024, 8, false, true});
+        EXPECT_LE(flash_loop_iterations(a.flash_plan(), g, {}), kFlashLoopBudget);
       }
     }
   }
@@ -215,6 +219,50 @@ TEST(AttnFlashPlan, TilesFitThePhonesLimits) {
     FAIL() << "expected Unsupported";
   } catch (const Unsupported& e) {
     EXPECT_NE(std::string(e.what()).find("dim=256"), std::string::npos) << e.what();
+  }
+}
+
+// GPU plans (flash_gpu_decl.glsl): a row's head dim over `lanes` invocations
+// of one subgroup (with shuffles), at most kFlashGpuLaneChunks chunks each;
+// whole clusters per workgroup; tiles of whole 4-key steps within the budget.
+TEST(AttnFlashPlan, GpuTilesSplitTheHeadDimWithinTheDevicesLimits) {
+  const FlashDevice navi21{65536, 1024, 64, false, true};
+  const FlashDevice emulated{49152, 1024, 8, false, true};  // desktop-gpu on lavapipe
+  // (16 KiB would not hold complex's 4-key tile at D = 256 next to the
+  // reduction's buffer: unsupported there, with the sizes in the reason.)
+  const FlashDevice no_shuffle{32768, 128, 16, false, false};
+  // Intel-like: reports 32 but may compile the pipeline for 8 lanes.
+  const FlashDevice variable{65536, 1024, 32, false, true, 8};
+  for (const FlashDevice& dev : {navi21, emulated, no_shuffle, variable}) {
+    const uint32_t cap = dev.min_subgroup > 0 ? dev.min_subgroup : dev.subgroup;
+    for (const char* variant : {"attn.nope", "attn.complex"}) {
+      for (const char* dim : {"4", "60", "64", "128", "256"}) {
+        for (const char* seq : {"1", "512"}) {
+          auto c = test::build_case(variant, {{"impl", "flash"}, {"seq", seq}, {"dim", dim}, {"heads", "8"}});
+          const FlashTiles t = tiles_for(c, dev);
+          SCOPED_TRACE(fmt::format("{} dim={} seq={} subgroup={} (min {}) shuffle={}", variant, dim, seq,
+                                   dev.subgroup, dev.min_subgroup, dev.shuffle));
+          ASSERT_GT(t.lanes, 0u);
+          EXPECT_EQ(t.lanes & (t.lanes - 1), 0u);
+          if (dev.shuffle) {
+            EXPECT_LE(t.lanes, cap);
+          }
+          // More chunks per lane only where the subgroup caps the lanes.
+          if (!dev.shuffle || t.lanes < cap) {
+            EXPECT_LE((t.d4 + t.lanes - 1) / t.lanes, kFlashGpuLaneChunks) << "lanes " << t.lanes;
+          }
+          EXPECT_EQ(t.shared_reduce, !dev.shuffle);
+          EXPECT_EQ(t.invocations % t.lanes, 0u);
+          EXPECT_LE(t.invocations, dev.max_invocations);
+          EXPECT_EQ(t.row_slots, 1u);
+          if (attn_case(c).flash_plan().direct) continue;
+          EXPECT_EQ(t.keys % 4, 0u);
+          const uint64_t tile = 2ull * t.keys * t.d4 * t.parts * 16;
+          EXPECT_LE(tile, kFlashGpuTileBytes);
+          EXPECT_LE(tile + (t.shared_reduce ? 16ull * t.invocations : 0), dev.shared_bytes);
+        }
+      }
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -13,11 +14,14 @@ namespace pebench {
 namespace {
 
 struct BadInput {
-  const char* name;
+  std::string name;
   std::vector<std::string> args;
   int exit_code;
-  const char* message;
+  std::string message;
 };
+
+// The row's name, not its bytes, in test listings (and CTest's test names).
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.name; }
 
 class CliRejects : public ::testing::TestWithParam<BadInput> {};
 
@@ -70,7 +74,62 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"UnknownCommand", {"frobnicate"}, 2, "unknown command 'frobnicate'"},
         BadInput{"ReportNotWritable", {"run", "--variant", "abs.learned", "--out", "/proc/no/such/dir/r.json"}, 1,
                  "/proc/no/such/dir"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& info) { return info.param.name; });
+
+// Options rejected before any device is opened (no GPU needed): each one
+// was accepted, wrapped, crashed or printed a 309-digit range before.
+std::vector<BadInput> bad_options() {
+  using Named = std::pair<std::string, std::string>;  // test name, value
+  std::vector<BadInput> out;
+  for (const auto& [name, v] : std::vector<Named>{
+           {"Zero", "0"}, {"Negative", "-1"}, {"Text", "abc"}, {"Nan", "nan"}, {"PastMaximum", "1e11"}, {"Huge", "1e300"}}) {
+    out.push_back({"Timeout" + name, {"run", "--timeout", v}, 2,
+                   "--timeout: '" + v + "' is not a number of seconds above 0 and at most 86400"});
+  }
+  for (const auto& [name, v] : std::vector<Named>{{"Negative", "-1"}, {"Zero", "0"}}) {
+    const std::string flag = "--benchmark_repetitions=" + v;
+    out.push_back({"Repetitions" + name, {"run", flag}, 2, flag + ": must be a whole number from 1 to 2147483647"});
+  }
+  for (const auto& [name, option] : std::vector<Named>{
+           {"Variant", "--variant"}, {"Seq", "--seq"}, {"Dtype", "--dtype"}, {"Device", "--device"}, {"Out", "--out"}}) {
+    out.push_back({"Empty" + name, {"run", option, ""}, 2, option + ": empty value"});
+  }
+  for (const auto& [name, v] : std::vector<Named>{
+           {"Negative", "-1"}, {"Past64Bits", "18446744073709551616"}, {"Fraction", "1.5"}}) {
+    out.push_back({"Seed" + name, {"run", "--seed", v}, 2,
+                   "--seed: '" + v + "' is not a whole number from 0 to 18446744073709551615"});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(BadOptions, CliRejects, ::testing::ValuesIn(bad_options()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(Cli, LargestSeedAndTimeoutAreAccepted) {
+  const std::string dir = test::temp_dir("limits");
+  const auto r = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "8", "--dtype", "f32", "--seed",
+                                    "18446744073709551615", "--timeout", "86400", "--benchmark_min_time=0.01",
+                                    "--benchmark_repetitions=1", "--quiet", "--out", dir + "/r.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(dir + "/r.json");
+  const auto rep = nlohmann::json::parse(in);
+  EXPECT_EQ(rep["run"]["seed"].get<uint64_t>(), 18446744073709551615u);
+}
+
+// run --out onto a read-only file: refused before any case runs, the file untouched.
+TEST(Cli, RunRefusesToReplaceAReadOnlyReport) {
+  namespace fs = std::filesystem;
+  const std::string dir = test::temp_dir("readonly");
+  const std::string out = dir + "/kept.json";
+  std::ofstream(out) << "{}";
+  fs::permissions(out, fs::perms::owner_read);
+  const auto r = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "8", "--dtype", "f32", "--quiet",
+                                    "--benchmark_min_time=0.01", "--out", out});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("error: " + out + " is read-only; not replacing it"), std::string::npos) << r.out;
+  EXPECT_EQ(test::read_file(out), "{}");
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all, fs::perms::owner_read);
+}
 
 TEST(Cli, DevicesJsonListsTheTestDevice) {
   const auto r = test::run_pebench({"devices", "--json"});
@@ -102,7 +161,7 @@ TEST(Cli, ListShowsEveryVariantWithParamsAndTensors) {
 TEST(Cli, QuickPresetCoversEveryVariantInBothDtypes) {
   const std::string dir = test::temp_dir("quick");
   const auto r = test::run_pebench({"run", "--preset", "quick", "--out", dir + "/q.json", "--quiet",
-                                    "--benchmark_min_time=0.01", "--no-validate"});
+                                    "--benchmark_min_time=0.01", "--benchmark_repetitions=1", "--no-validate"});
   ASSERT_EQ(r.exit_code, 0) << r.out;
   std::ifstream in(dir + "/q.json");
   const auto rep = nlohmann::json::parse(in);

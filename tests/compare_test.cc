@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -32,8 +33,9 @@ struct CaseSpec {
   json params = {{"batch", 1}, {"seq", 128}, {"d_model", 256}};
   std::string status = "ok";
   std::string reason;
-  std::vector<double> samples;  // empty: time_ns null
-  bool validated = true;        // false: validation null
+  std::vector<double> samples;      // empty: time_ns null
+  std::vector<double> cpu_samples;  // empty: cpu_ns null
+  bool validated = true;            // false: validation null
 };
 
 double median_of(std::vector<double> s) {
@@ -70,6 +72,8 @@ json case_json(const CaseSpec& c, int index) {
     const auto [lo, hi] = std::minmax_element(c.samples.begin(), c.samples.end());
     j["time_ns"] = {{"median", median_of(c.samples)}, {"min", *lo}, {"max", *hi}, {"samples", c.samples}};
   }
+  j["cpu_ns"] = c.cpu_samples.empty() ? json(nullptr)
+                                      : json{{"median", median_of(c.cpu_samples)}, {"samples", c.cpu_samples}};
   if (c.validated && c.status != "skipped" && c.status != "unsupported") {
     const bool passed = c.status != "failed";
     j["validation"] = {{"nmse", passed ? 1e-12 : 0.5}, {"max_abs", 1e-6}, {"max_rel", 1e-6},
@@ -370,6 +374,40 @@ TEST(CompareGate, SignificantRegressionFails) {
             0);
 }
 
+// Two compile-only reports of one case whose flash pipeline reports
+// `base_spills` and `new_spills` spilled VGPRs.
+json compiled_with_spills(double spills, double vgprs) {
+  CaseSpec c;
+  c.variant = "attn.nope";
+  c.impl = "flash";
+  c.status = "compiled";
+  c.validated = false;
+  json r = report_json({c});
+  r["results"][0]["pipelines"] = json::array(
+      {{{"shader", "attn_flash_nope"}, {"storage", "f32"}, {"spec_constants", {{"HEAD_DIM", 128}}},
+        {"local_size", {64, 1, 1}}, {"groups", {8, 8, 1}},
+        {"stats", {{"VGPRs", vgprs}, {"Spilled VGPRs", spills}, {"Subgroups per SIMD", 2}}}}});
+  return r;
+}
+
+TEST(CompareGate, NewSpillsFailAndChangedStatisticsAreListed) {
+  // 0 -> 12 spilled VGPRs: the gate names the pipeline, whatever the timing threshold.
+  const GateRun spilled = gate(compiled_with_spills(0, 200), compiled_with_spills(12, 256), {"--threshold", "100"});
+  EXPECT_EQ(spilled.exit_code, 1) << spilled.out;
+  EXPECT_EQ(count_lines_starting(spilled.out, "spills: attn.nope flash f32"), 1u) << spilled.out;
+  EXPECT_NE(spilled.out.find("attn_flash_nope.f32 spills 12 registers"), std::string::npos) << spilled.out;
+  EXPECT_NE(spilled.out.find("pipeline statistics that changed (3)"), std::string::npos) << spilled.out;
+  // Fewer spills, or spills in BASE already: listed, not gated.
+  const GateRun better = gate(compiled_with_spills(12, 256), compiled_with_spills(0, 200));
+  EXPECT_EQ(better.exit_code, 0) << better.out;
+  EXPECT_NE(better.out.find("spilled VGPRs"), std::string::npos) << better.out;
+  EXPECT_EQ(gate(compiled_with_spills(6, 256), compiled_with_spills(280, 256)).exit_code, 0);
+  // Unchanged statistics list nothing.
+  const GateRun same = gate(compiled_with_spills(0, 200), compiled_with_spills(0, 200));
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_EQ(same.out.find("pipeline statistics that changed"), std::string::npos) << same.out;
+}
+
 TEST(CompareGate, NoiseIsNotARegression) {
   // Median 30% higher, but three wildly spread samples a side cannot show it.
   CaseSpec b, n;
@@ -435,6 +473,32 @@ TEST(CompareGate, ValidationFlipFails) {
   const GateRun lost = gate(report_json(base), report_json(skipped));
   EXPECT_EQ(lost.exit_code, 1) << lost.out;
   EXPECT_EQ(count_lines_starting(lost.out, "lost:"), 1u) << lost.out;
+}
+
+// An interrupted case did not run: no evidence either way, which is not the
+// same as a case that stopped being supported ("lost").
+TEST(CompareGate, InterruptedCaseIsNotRunNotLost) {
+  auto base = two_cases(1, 1, 1);
+  auto next = base;
+  next[1].status = "interrupted";
+  next[1].reason = "interrupted";
+  next[1].samples.clear();
+  next[1].validated = false;
+  const GateRun r = gate(report_json(base), report_json(next));
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // the gate cannot vouch for a case it never saw run
+  EXPECT_EQ(count_lines_starting(r.out, "not run: abs.learned default f32 seq=1024: ok in BASE, interrupted in NEW"),
+            1u)
+      << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "lost:"), 0u) << r.out;
+  const ReportFile b = parse(report_json(base)), n = parse(report_json(next));
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  ASSERT_EQ(p.cases.size(), 2u);
+  EXPECT_EQ(p.cases[1].change, StatusChange::kNotRun);
+  EXPECT_STREQ(status_change_name(p.cases[1].change), "not run");
+  // Interrupted in BASE and ok now is no fix either, and no reason to fail.
+  const PairComparison back = compare_reports(n, b, kDefaults);
+  EXPECT_EQ(back.cases[1].change, StatusChange::kNotRun);
+  EXPECT_EQ(gate(report_json(next), report_json(base)).exit_code, 0);
 }
 
 TEST(CompareGate, CorrectnessGateHoldsWhateverTheThreshold) {
@@ -565,6 +629,29 @@ TEST(CompareOutput, MarkdownTables) {
   }
 }
 
+TEST(CompareOutput, HugeAndTinyFiniteTimesStayNumbers) {
+  CaseSpec huge, tiny, normal;
+  huge.samples = samples_around(7e307, 8, 0.1, 1);  // the median of two stays finite
+  tiny.samples = samples_around(1e-300, 8, 0.1, 2);
+  normal.samples = samples_around(400, 8, 0.1, 3);
+  const std::vector<ReportFile> reports = {parse(report_json({huge}), "huge.json"),
+                                           parse(report_json({tiny}), "tiny.json"),
+                                           parse(report_json({normal}), "normal.json")};
+  for (const bool gate : {false, true}) {
+    const CompareResult result = run_compare(reports, kDefaults, gate);
+    test::expect_plain_numbers(render_compare_text(reports, result));
+    test::expect_plain_numbers(render_compare_markdown(reports, result));
+    const json j = compare_json(reports, result);
+    test::expect_plain_numbers(j.dump());
+    // The ratio over 608 decades is out of double range: it is pinned to
+    // the largest/smallest positive double, not inf or 0, and still a verdict.
+    const json& c = j["comparisons"][0]["cases"][0];
+    ASSERT_TRUE(c["ratio"].is_number()) << c;
+    EXPECT_GT(c["ratio"].get<double>(), 0);
+    EXPECT_EQ(c["verdict"], "faster");
+  }
+}
+
 TEST(CompareOutput, TextTableIsAligned) {
   const auto pair = scipy_pair();
   const std::vector<ReportFile> reports = {parse(report_json(pair[0]), "b.json"), parse(report_json(pair[1]), "n.json")};
@@ -625,6 +712,9 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   no_variant["results"][0].erase("variant");
   json bad_status = report_json({c});
   bad_status["results"][0]["status"] = "great";
+  // A value shown in the error is escaped and clipped: the error stays one short line.
+  json long_status = report_json({c});
+  long_status["results"][0]["status"] = "two\nlines" + std::string(100000, 'x');
   json bad_device = report_json({c});
   bad_device["results"][0]["device"] = 3;
   json bad_sample = report_json({c});
@@ -632,6 +722,23 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   json duplicate = report_json({c, c});
   json no_results = report_json({c});
   no_results.erase("results");
+  // 200,000 nested arrays overflowed the stack of every recursive walk (SIGSEGV).
+  json deep_tool = report_json({c});
+  deep_tool["tool"]["version"] = "DEEP";
+  std::string deep = deep_tool.dump();
+  deep.replace(deep.find("\"DEEP\""), 6, std::string(200000, '[') + std::string(200000, ']'));
+  // An ok case must have been timed: a zero or missing median would be
+  // counted nowhere and pass the gate.
+  json ok_zero = report_json({c});
+  ok_zero["results"][0]["time_ns"]["median"] = 0;
+  json ok_null_median = report_json({c});
+  ok_null_median["results"][0]["time_ns"]["median"] = nullptr;
+  json ok_untimed = report_json({c});
+  ok_untimed["results"][0]["time_ns"] = nullptr;
+  json huge_number = report_json({c});
+  huge_number["tool"]["version"] = "HUGE";
+  std::string overflow = huge_number.dump();
+  overflow.replace(overflow.find("\"HUGE\""), 6, "1e400");
   const std::vector<Bad> cases = {
       {"truncated.json", full.substr(0, full.size() / 2), "not valid JSON"},
       {"empty.json", "", "empty file"},
@@ -641,15 +748,24 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       {"no_results.json", no_results.dump(), "\"results\" is missing"},
       {"no_variant.json", no_variant.dump(), "results[0]: \"variant\" is missing"},
       {"bad_status.json", bad_status.dump(), "results[0]: unknown status \"great\""},
+      {"long_status.json", long_status.dump(),
+       "results[0]: unknown status \"two\\nlines" + std::string(46, 'x') + "...\n"},  // 60 characters
       {"bad_device.json", bad_device.dump(), "results[0]: device 3 is not in \"devices\""},
       {"bad_sample.json", bad_sample.dump(), "results[0].time_ns: samples[1] is not a finite number"},
       {"duplicate.json", duplicate.dump(), "results[1]: the same case as results[0]"},
+      {"ok_zero.json", ok_zero.dump(), "results[0].time_ns: an ok case needs a positive finite \"median\" (got 0)"},
+      {"ok_null_median.json", ok_null_median.dump(),
+       "results[0].time_ns: an ok case needs a positive finite \"median\" (got null)"},
+      {"ok_untimed.json", ok_untimed.dump(), "results[0]: an ok case needs \"time_ns\" (got null)"},
+      {"deep.json", deep, "nested deeper than 100 levels"},
+      {"overflow.json", overflow, "not valid JSON (number overflow parsing '1e400' at byte "},
   };
   for (const auto& b : cases) {
     SCOPED_TRACE(b.name);
     const std::string path = write_text(dir, b.name, b.text);
     for (const auto& args : std::vector<std::vector<std::string>>{{"compare", good, path},
                                                                   {"compare", path, good, "--gate"},
+                                                                  {"compare", good, path, "--format", "json"},
                                                                   {"report", path, "-o", dir + "/r.html"}}) {
       const auto r = test::run_pebench(args);
       EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -658,6 +774,10 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     }
   }
+  const auto directory = test::run_pebench({"compare", good, dir});
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_NE(directory.out.find("error: " + dir + ": is a directory, not a report file"), std::string::npos)
+      << directory.out;
   const auto missing = test::run_pebench({"compare", good, dir + "/nope.json"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.out.find(dir + "/nope.json: cannot read: No such file or directory"), std::string::npos)
@@ -696,6 +816,271 @@ TEST(CompareInput, RealReportShapesLoad) {
   ASSERT_TRUE(r.cases[1].validation.has_value());
   EXPECT_FALSE(r.cases[1].validation->nmse.has_value());
   EXPECT_FALSE(r.cases[1].validation->passed);
+}
+
+// --- the rule for a shared CPU runner (timing_rule.h, scripts/ci-gate.sh) ------------
+
+// Four variant/impls of four cases each (f32/f16 x seq 128/1024), 10 samples
+// a case with +-3% spread, GPU and CPU time alike. `load` scales every case;
+// `scale` ("variant/impl" -> factor) scales a variant/impl's CPU time, and
+// its GPU time too unless `cpu_only`.
+std::vector<CaseSpec> runner_cases(double load, const std::map<std::string, double>& scale = {}, uint32_t seed = 1,
+                                   bool cpu_only = false) {
+  std::vector<CaseSpec> out;
+  const std::vector<std::pair<std::string, std::string>> groups = {
+      {"abs.learned", "default"}, {"abs.sinusoidal", "default"}, {"attn.nope", "flash"}, {"attn.nope", "naive"}};
+  for (const auto& [variant, impl] : groups) {
+    const auto it = scale.find(variant + "/" + impl);
+    const double s = it == scale.end() ? 1.0 : it->second;
+    for (const char* dtype : {"f32", "f16"}) {
+      for (int seq : {128, 1024}) {
+        CaseSpec c;
+        c.variant = variant;
+        c.impl = impl;
+        c.dtype = dtype;
+        c.params = {{"seq", seq}};
+        const double center = 1000.0 * static_cast<double>(seq) / 128 * load;
+        c.samples = samples_around(center * (cpu_only ? 1 : s), 10, 0.03, seed++);
+        c.cpu_samples = samples_around(2 * center * s, 10, 0.03, seed++);
+        out.push_back(c);
+      }
+    }
+  }
+  return out;
+}
+
+// The number right after `prefix` on the first line that starts with it
+// (leading spaces aside); NaN when there is none.
+double number_after(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto start = line.find_first_not_of(" ");
+    if (start == std::string::npos || line.compare(start, prefix.size(), prefix) != 0) continue;
+    try {
+      return std::stod(line.substr(start + prefix.size()));
+    } catch (const std::exception&) {
+      return NAN;
+    }
+  }
+  return NAN;
+}
+
+const std::vector<std::string> kRunnerRule = {"--time",          "cpu", "--normalize", "--min-samples", "5",
+                                              "--threshold",     "1.5", "--variant-threshold", "0.25"};
+
+// `command` followed by the rule's options.
+std::vector<std::string> with_rule(std::vector<std::string> command) {
+  command.insert(command.end(), kRunnerRule.begin(), kRunnerRule.end());
+  return command;
+}
+
+TEST(RunnerRule, LoadOnEveryCaseIsDividedOut) {
+  const json base = report_json(runner_cases(1)), busy = report_json(runner_cases(2.5, {}, 99));
+  // Without normalising, a machine 2.5x busier fails every case.
+  const GateRun raw = gate(base, busy, {"--time", "cpu", "--threshold", "0.25"});
+  EXPECT_EQ(raw.exit_code, 1) << raw.out;
+  EXPECT_EQ(count_lines_starting(raw.out, "slower:"), 16u) << raw.out;
+  const GateRun r = gate(base, busy, kRunnerRule);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const PairComparison p = compare_reports(parse(base), parse(busy), [] {
+    CompareOptions o;
+    o.series = TimeSeries::kCpu;
+    o.normalize = true;
+    return o;
+  }());
+  EXPECT_NEAR(p.load_factor, 2.5, 0.1);
+  for (const auto& c : p.cases) EXPECT_NEAR(*c.ratio, 1, 0.1) << c.base->display();
+}
+
+TEST(RunnerRule, AVariantSlowerBy50PercentIsTheOnlyOneNamed) {
+  for (const std::string target : {"abs.learned/default", "attn.nope/flash"}) {
+    SCOPED_TRACE(target);
+    const GateRun r = gate(report_json(runner_cases(1)), report_json(runner_cases(2, {{target, 1.5}}, 50)), kRunnerRule);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    const std::string name = target.substr(0, target.find('/')) + " " + target.substr(target.find('/') + 1);
+    EXPECT_NEAR(number_after(r.out, "slower: " + name + ": median "), 1.5, 0.06) << r.out;
+    EXPECT_NE(r.out.find("of its 4 cases"), std::string::npos) << r.out;
+    EXPECT_EQ(count_lines_starting(r.out, "slower:"), 1u) << r.out;  // attn.nope naive stays quiet
+    EXPECT_NE(r.out.find("gate: FAILED, 1 reason"), std::string::npos) << r.out;
+  }
+  // 20% is inside the variant threshold.
+  EXPECT_EQ(gate(report_json(runner_cases(1)), report_json(runner_cases(2, {{"abs.learned/default", 1.2}}, 50)),
+                 kRunnerRule)
+                .exit_code,
+            0);
+}
+
+TEST(RunnerRule, OneCaseMovesItsVariantOnlyAsTheMedianDoes) {
+  // One case of abs.learned 2x: the variant's median stays about 1, and one
+  // case needs 2.5x to fail alone.
+  auto next = runner_cases(1, {}, 50);
+  for (double& s : next[0].cpu_samples) s *= 2;
+  EXPECT_EQ(gate(report_json(runner_cases(1)), report_json(next), kRunnerRule).exit_code, 0);
+  for (double& s : next[0].cpu_samples) s *= 1.5;  // 3x now
+  const GateRun r = gate(report_json(runner_cases(1)), report_json(next), kRunnerRule);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NEAR(number_after(r.out, "slower: abs.learned default f32 seq=128: "), 3, 0.15) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "slower:"), 1u) << r.out;
+}
+
+TEST(RunnerRule, TimeCpuReadsTheCpuSamples) {
+  // GPU time 1.5x slower for abs.learned, CPU time unchanged.
+  const json base = report_json(runner_cases(1));
+  const json next = report_json(runner_cases(1, {{"abs.learned/default", 1.5}}, 50, /*cpu_only=*/false));
+  const json gpu_only = [&] {
+    json j = report_json(runner_cases(1, {}, 50));
+    const json slowed = report_json(runner_cases(1, {{"abs.learned/default", 1.5}}, 50));
+    for (size_t i = 0; i < 4; ++i) j["results"][i]["time_ns"] = slowed["results"][i]["time_ns"];
+    return j;
+  }();
+  EXPECT_EQ(gate(base, gpu_only, kRunnerRule).exit_code, 0);
+  const GateRun gpu = gate(base, gpu_only, {"--time", "gpu", "--normalize", "--variant-threshold", "0.25"});
+  EXPECT_EQ(gpu.exit_code, 1) << gpu.out;
+  EXPECT_NEAR(number_after(gpu.out, "slower: abs.learned default: median "), 1.5, 0.06) << gpu.out;
+  EXPECT_EQ(gate(base, next, kRunnerRule).exit_code, 1);
+}
+
+TEST(RunnerRule, TooFewSamplesFailTheGate) {
+  auto next = runner_cases(1, {}, 50);
+  next[5].samples.resize(3);
+  next[5].cpu_samples.resize(3);
+  const GateRun r = gate(report_json(runner_cases(1)), report_json(next), kRunnerRule);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "samples: abs.sinusoidal default f32 seq=1024: 10 in BASE and 3 in NEW"),
+            1u)
+      << r.out;
+  // Without a minimum the case is simply not tested.
+  EXPECT_EQ(gate(report_json(runner_cases(1)), report_json(next), {"--time", "cpu", "--normalize"}).exit_code, 0);
+}
+
+TEST(RunnerRule, ReportsWithoutCpuTimeOrMadeWithInjectionAreRefused) {
+  const std::string dir = test::temp_dir("refused");
+  const json good = report_json(runner_cases(1));
+  json no_cpu = good;
+  no_cpu["results"][2]["cpu_ns"] = nullptr;
+  json injected = good;
+  injected["run"] = {{"inject_slowdown", {{{"variant", "abs.learned"}, {"impl", nullptr}, {"factor", 1.5}}}}};
+  const std::string good_path = write_json(dir, "good.json", good);
+  const std::string no_cpu_path = write_json(dir, "no_cpu.json", no_cpu);
+  const std::string injected_path = write_json(dir, "injected.json", injected);
+
+  const auto cpu = test::run_pebench({"compare", good_path, no_cpu_path, "--time", "cpu"});
+  EXPECT_EQ(cpu.exit_code, 2) << cpu.out;
+  EXPECT_NE(cpu.out.find("error: " + no_cpu_path + ": abs.learned default f16 seq=128 has no cpu_ns samples"),
+            std::string::npos)
+      << cpu.out;
+  EXPECT_EQ(std::count(cpu.out.begin(), cpu.out.end(), '\n'), 1) << cpu.out;
+  EXPECT_EQ(test::run_pebench({"compare", good_path, no_cpu_path}).exit_code, 0);  // GPU time has no such need
+
+  const auto base = test::run_pebench({"compare", injected_path, good_path, "--gate"});
+  EXPECT_EQ(base.exit_code, 2) << base.out;
+  EXPECT_NE(base.out.find("error: " + injected_path +
+                          ": made with --inject-slowdown abs.learned=1.5: a fault-injection report is never a BASE"),
+            std::string::npos)
+      << base.out;
+  EXPECT_EQ(test::run_pebench({"compare", good_path, injected_path, "--gate"}).exit_code, 0);  // as NEW it is fine
+
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--time", "wall"}, {"--variant-threshold", "-1"},
+                                                                {"--min-samples", "many"}}) {
+    std::vector<std::string> args = {"compare", good_path, good_path};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const auto r = test::run_pebench(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find(bad[0]), std::string::npos) << r.out;
+  }
+}
+
+TEST(RunnerRule, JsonCarriesTheLoadFactorAndVariants) {
+  const std::string dir = test::temp_dir("json");
+  const auto r = test::run_pebench(with_rule({"compare", write_json(dir, "b.json", report_json(runner_cases(1))),
+                                              write_json(dir, "n.json", report_json(runner_cases(2, {}, 9))),
+                                              "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["time"], "cpu");
+  EXPECT_EQ(j["normalize"], true);
+  EXPECT_EQ(j["variant_threshold"], 0.25);
+  const json& pair = j["comparisons"][0];
+  EXPECT_NEAR(pair["load_factor"].get<double>(), 2, 0.1);
+  ASSERT_EQ(pair["variants"].size(), 4u);
+  EXPECT_EQ(pair["variants"][2]["variant"], "attn.nope");
+  EXPECT_EQ(pair["variants"][2]["impl"], "flash");
+  EXPECT_EQ(pair["variants"][2]["cases"], 4);
+  EXPECT_EQ(pair["variants"][2]["slower"], false);
+}
+
+TEST(RunnerRule, AConfirmingRunKeepsOnlyTimingReasonsThatRepeat) {
+  const std::string dir = test::temp_dir("confirm");
+  const std::string base = write_json(dir, "base.json", report_json(runner_cases(1)));
+  const std::string slow = write_json(dir, "slow.json", report_json(runner_cases(1.3, {{"abs.learned/default", 1.5}}, 5)));
+  const std::string slow2 =
+      write_json(dir, "slow2.json", report_json(runner_cases(1.6, {{"abs.learned/default", 1.5}}, 9)));
+  const std::string clean = write_json(dir, "clean.json", report_json(runner_cases(1.6, {}, 9)));
+
+  const auto repeated = test::run_pebench(with_rule({"compare", base, slow, "--gate", "--confirm", slow2}));
+  EXPECT_EQ(repeated.exit_code, 1) << repeated.out;
+  EXPECT_EQ(count_lines_starting(repeated.out, "slower: abs.learned default: median "), 1u) << repeated.out;
+  EXPECT_NE(repeated.out.find("x in a second run"), std::string::npos) << repeated.out;
+
+  const auto once = test::run_pebench(with_rule({"compare", base, slow, "--gate", "--confirm", clean}));
+  EXPECT_EQ(once.exit_code, 0) << once.out;
+  EXPECT_NE(once.out.find("not confirmed by the second run (" + clean + "), so not counted:"), std::string::npos)
+      << once.out;
+  EXPECT_EQ(count_lines_starting(once.out, "slower: abs.learned default: median "), 1u) << once.out;
+
+  // Correctness needs no confirming: a case lost in NEW fails whatever the second run says.
+  auto lost = runner_cases(1.3, {}, 5);
+  lost[3].status = "unsupported";
+  lost[3].samples.clear();
+  lost[3].cpu_samples.clear();
+  const auto broke = test::run_pebench(
+      with_rule({"compare", base, write_json(dir, "lost.json", report_json(lost)), "--gate", "--confirm", clean}));
+  EXPECT_EQ(broke.exit_code, 1) << broke.out;
+  EXPECT_EQ(count_lines_starting(broke.out, "lost: abs.learned default f16 seq=1024"), 1u) << broke.out;
+
+  const auto no_gate = test::run_pebench(with_rule({"compare", base, slow, "--confirm", clean}));
+  EXPECT_EQ(no_gate.exit_code, 2) << no_gate.out;
+  EXPECT_NE(no_gate.out.find("--confirm " + clean + " needs --gate"), std::string::npos) << no_gate.out;
+}
+
+TEST(CiGate, PassesFailsWithOneLinePerReasonAndRefusesBadInput) {
+  const std::string dir = test::temp_dir("ci-gate");
+  const std::string script = std::string(PEBENCH_SOURCE_DIR) + "/scripts/ci-gate.sh";
+  const std::vector<std::string> env = {std::string("PEBENCH=") + PEBENCH_EXE};
+  const std::string base = write_json(dir, "base.json", report_json(runner_cases(1)));
+  const std::string busy = write_json(dir, "busy.json", report_json(runner_cases(1.8, {}, 7)));
+  const auto pass = test::run_program(script, {base, busy}, env);
+  EXPECT_EQ(pass.exit_code, 0) << pass.out;
+  EXPECT_EQ(pass.out, "ci-gate: passed\n");
+
+  auto next = runner_cases(1.8, {{"attn.nope/flash", 1.5}}, 7);
+  next.pop_back();  // attn.nope naive f16 seq=1024: missing
+  const auto fail = test::run_program(script, {base, write_json(dir, "slow.json", report_json(next))}, env);
+  EXPECT_EQ(fail.exit_code, 1) << fail.out;
+  EXPECT_EQ(std::count(fail.out.begin(), fail.out.end(), '\n'), 2) << fail.out;
+  EXPECT_NEAR(number_after(fail.out, "slower: attn.nope flash: median "), 1.5, 0.06) << fail.out;
+  EXPECT_EQ(count_lines_starting(fail.out, "missing: attn.nope naive f16 seq=1024"), 1u) << fail.out;
+
+  // Only timing failed: a second run decides (here an existing one, as measure-gate.sh gives it).
+  const std::string slow = write_json(dir, "slow-only.json", report_json(runner_cases(1.8, {{"attn.nope/flash", 1.5}}, 7)));
+  const std::string again = write_json(dir, "again.json", report_json(runner_cases(1.2, {{"attn.nope/flash", 1.5}}, 3)));
+  auto confirm_env = env;
+  confirm_env.push_back("CI_GATE_CONFIRM_WITH=" + again);
+  const auto confirmed = test::run_program(script, {base, slow}, confirm_env);
+  EXPECT_EQ(confirmed.exit_code, 1) << confirmed.out;
+  EXPECT_NE(confirmed.out.find("confirming with a second run (" + again + ")"), std::string::npos) << confirmed.out;
+  EXPECT_EQ(count_lines_starting(confirmed.out, "slower: attn.nope flash: median "), 1u) << confirmed.out;
+  confirm_env.back() = "CI_GATE_CONFIRM_WITH=" + busy;
+  const auto unconfirmed = test::run_program(script, {base, slow}, confirm_env);
+  EXPECT_EQ(unconfirmed.exit_code, 0) << unconfirmed.out;
+  EXPECT_NE(unconfirmed.out.find("ci-gate: passed\n"), std::string::npos) << unconfirmed.out;
+  EXPECT_NE(unconfirmed.out.find("ci-gate: not confirmed: slower: attn.nope flash"), std::string::npos)
+      << unconfirmed.out;
+
+  const auto bad = test::run_program(script, {base, dir + "/nope.json"}, env);
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("nope.json: cannot read"), std::string::npos) << bad.out;
+  EXPECT_EQ(test::run_program(script, {base}, env).exit_code, 2);
 }
 
 }  // namespace

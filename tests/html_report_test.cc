@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analysis/html_report.h"
+#include "analysis/pipeline_stats.h"
 #include "analysis/report_file.h"
 #include "analysis/svg_chart.h"
 #include "test_util.h"
@@ -318,6 +319,31 @@ TEST(HtmlReport, ValidationTableListsEveryCase) {
   EXPECT_NE(section.find("rotary_dim=63 must be even"), std::string::npos);
 }
 
+TEST(HtmlReport, KernelsSectionListsPipelinesWithTheDriversStatistics) {
+  // The committed navi21 baseline: --compile-only on RADV's null device.
+  const auto rep = load_report(std::string(PEBENCH_SOURCE_DIR) + "/reports/baselines/navi21-kernels.json");
+  const std::string html = html_of({rep});
+  const auto at = html.find("id=\"kernels\"");
+  ASSERT_NE(at, std::string::npos);
+  const auto section = html.substr(at);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (auto pos = section.find(what); pos != std::string::npos; pos = section.find(what, pos + 1)) ++n;
+    return n;
+  };
+  size_t pipelines = 0, spilling = 0;
+  for (const auto& c : rep.cases) {
+    for (const auto& p : c.pipelines) {
+      ++pipelines;
+      spilling += spills(p.stats).value_or(0) > 0;
+    }
+  }
+  EXPECT_EQ(count("<tr"), pipelines + 1);  // plus the header
+  EXPECT_EQ(count("<tr class=\"bad\">"), spilling);  // a spilling pipeline is marked
+  EXPECT_NE(section.find("<th>spilled VGPRs</th>"), std::string::npos);
+  EXPECT_NE(section.find("attn_flash_gpu_nope.f32"), std::string::npos);  // the GPU kernel, on navi21
+}
+
 TEST(HtmlReport, SelfContained) {
   const std::string html = html_of(vendor_reports());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
@@ -351,6 +377,37 @@ TEST(HtmlReport, DegradesWithoutAttnNopeOrASecondReport) {
   EXPECT_EQ(attr(series[0].substr(0, series[0].find('>')), "data-name"), "default f32");  // one device: no column
 }
 
+// Sets every time of every case in `r` to `ns`.
+void set_all_times(ReportFile& r, double ns) {
+  for (auto& c : r.cases) {
+    if (!c.time) continue;
+    c.time->median = c.time->min = c.time->max = ns;
+    for (auto& s : c.time->samples) s = ns;
+  }
+}
+
+TEST(HtmlReport, HugeAndTinyFiniteTimesAreDrawnAsNumbers) {
+  auto reports = vendor_reports();
+  set_all_times(reports[0], 1e308);
+  set_all_times(reports[2], 1e-300);  // ratios to R0 underflow to 0 in double
+  const std::string html = html_of(reports);
+  test::expect_plain_numbers(html);
+  // Every coordinate of every chart is a finite number.
+  size_t coordinates = 0;
+  for (const char* name : {"circle", "rect", "line", "text"}) {
+    for (const auto& t : tags(html, name)) {
+      for (const char* a : {"cx", "cy", "x", "y", "width", "x1", "x2", "y1", "y2"}) {
+        const std::string v = attr(t, a);
+        if (v.empty()) continue;
+        ++coordinates;
+        EXPECT_TRUE(std::isfinite(std::stod(v))) << t;
+      }
+    }
+  }
+  EXPECT_GT(coordinates, 100u);
+  EXPECT_FALSE(chart(html, "vendors").empty());
+}
+
 TEST(HtmlReport, TextIsEscaped) {
   auto reports = vendor_reports();
   reports.resize(1);
@@ -362,6 +419,53 @@ TEST(HtmlReport, TextIsEscaped) {
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_NE(html.find("&lt;b&gt;GPU&lt;/b&gt; &amp; &quot;friends&quot;"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+// `report mine.json -o mine.json` replaced the report with HTML.
+TEST(HtmlReport, RefusesToWriteOverAnInputReport) {
+  const std::string dir = test::temp_dir("self");
+  const std::string mine = dir + "/mine.json";
+  std::filesystem::copy_file(kData + "vendor_a.json", mine);
+  const std::string before = test::read_file(mine);
+  for (const std::string& out : {mine, dir + "/./../self/mine.json"}) {
+    const auto r = test::run_pebench({"report", kData + "vendor_b.json", mine, "-o", out});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("error: -o " + out + " is the input report " + mine + "; not overwriting it"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(test::read_file(mine), before) << "the input report was changed";
+  }
+}
+
+// The atomic rename replaced a read-only file, which came back writable.
+TEST(HtmlReport, RefusesToReplaceAReadOnlyFile) {
+  namespace fs = std::filesystem;
+  const std::string dir = test::temp_dir("readonly");
+  const std::string out = dir + "/kept.html";
+  std::ofstream(out) << "keep me";
+  fs::permissions(out, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const auto r = test::run_pebench({"report", kData + "vendor_a.json", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("error: " + out + " is read-only; not replacing it"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_EQ(test::read_file(out), "keep me");
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1) << "a temporary file was left";
+}
+
+// Replacing a writable file keeps its permission bits (0600 stays private).
+TEST(HtmlReport, ReplacingAFileKeepsItsPermissions) {
+  namespace fs = std::filesystem;
+  const std::string dir = test::temp_dir("perms");
+  const std::string out = dir + "/private.html";
+  std::ofstream(out) << "old";
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write);
+  const auto r = test::run_pebench({"report", kData + "vendor_a.json", "-o", out});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(test::read_file(out).rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TEST(HtmlReport, CommandWritesThePage) {

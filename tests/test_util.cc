@@ -3,13 +3,18 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
+#include "harness/device_profile.h"
 #include "harness/registry.h"
 #include "harness/sweep.h"
 #include "runtime/buffer.h"
@@ -22,6 +27,7 @@ namespace {
 struct Shared {
   std::unique_ptr<Instance> instance;
   std::unique_ptr<GpuContext> gpu;
+  std::map<std::string, std::unique_ptr<GpuContext>> emulated;  // by profile
 };
 
 Shared& shared() {
@@ -34,6 +40,7 @@ class GpuEnvironment : public ::testing::Environment {
   void TearDown() override {
     Shared& s = shared();
     if (!s.instance) return;
+    s.emulated.clear();
     s.gpu.reset();  // destruction is validated too
     const uint64_t errors = s.instance->validation_error_count();
     const auto messages = s.instance->validation_messages();
@@ -77,6 +84,13 @@ GpuContext& gpu() {
   return *shared().gpu;
 }
 
+GpuContext& gpu_as(const std::string& profile) {
+  ensure_open();
+  auto& slot = shared().emulated[profile];
+  if (!slot) slot = GpuContext::Create(*shared().instance, apply_profile(gpu().info(), load_profile(profile))).value();
+  return *slot;
+}
+
 void expect_no_validation_errors(uint64_t before) {
   const uint64_t now = instance().validation_error_count();
   const auto messages = instance().validation_messages();
@@ -84,12 +98,12 @@ void expect_no_validation_errors(uint64_t before) {
 }
 
 std::vector<CaseResult> run_cases(const std::string& variant, const std::map<std::string, std::string>& axes,
-                                  RunOptions options) {
+                                  RunOptions options, GpuContext* on) {
   SweepSpec spec;
   spec.variant_globs = {variant};
   for (const auto& [k, v] : axes) spec.axes[k] = split_list(v, k);
   std::vector<CaseResult> results;
-  GpuContext& ctx = gpu();
+  GpuContext& ctx = on ? *on : gpu();
   for (const auto& pc : expand_sweep(Registry::instance(), spec)) {
     CaseResult r;
     r.variant = pc.variant->id();
@@ -167,14 +181,44 @@ Reference BuiltCase::reference() const {
   return ref;
 }
 
-ProcessResult run_pebench(const std::vector<std::string>& args) {
-  std::vector<std::string> with = args;
-  if (!with.empty() && with[0] == "run") with.insert(with.begin() + 1, "--no-peak");
-  return run_pebench_with_peak(with);
+void expect_plain_numbers(const std::string& text) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  auto is_word = [&](size_t i) { return i < lower.size() && (std::isalpha(static_cast<unsigned char>(lower[i])) || lower[i] == '_'); };
+  for (const std::string word : {"inf", "infinity", "nan"}) {
+    for (size_t p = lower.find(word); p != std::string::npos; p = lower.find(word, p + 1)) {
+      const bool token = (p == 0 || !is_word(p - 1)) && !is_word(p + word.size());
+      EXPECT_FALSE(token) << "'" << text.substr(p > 20 ? p - 20 : 0, 50) << "' shows a non-finite number";
+    }
+  }
+  size_t run = 0, longest = 0;
+  for (char ch : text) longest = std::max(longest, run = std::isdigit(static_cast<unsigned char>(ch)) ? run + 1 : 0);
+  EXPECT_LE(longest, 20u) << "a number printed with " << longest << " digits in:\n" << text.substr(0, 4000);
 }
 
-ProcessResult run_pebench_with_peak(const std::vector<std::string>& args) {
-  std::string cmd = shell_quote(PEBENCH_EXE);
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+ProcessResult run_pebench(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  std::vector<std::string> with = args;
+  if (!with.empty() && with[0] == "run") with.insert(with.begin() + 1, "--no-peak");
+  return run_program(PEBENCH_EXE, with, env);
+}
+
+ProcessResult run_pebench_with_peak(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  return run_program(PEBENCH_EXE, args, env);
+}
+
+ProcessResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env) {
+  std::string cmd;
+  for (const auto& e : env) cmd += shell_quote(e) + " ";
+  if (!env.empty()) cmd = "env " + cmd;
+  cmd += shell_quote(program);
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>&1";
   ProcessResult r;
@@ -272,8 +316,8 @@ double nmse(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 void expect_all_validate(const std::string& variant, const std::map<std::string, std::string>& axes,
-                         size_t expected_cases, RunOptions options) {
-  const auto results = run_cases(variant, axes, options);
+                         size_t expected_cases, RunOptions options, GpuContext* ctx) {
+  const auto results = run_cases(variant, axes, options, ctx);
   EXPECT_EQ(results.size(), expected_cases);
   for (const auto& r : results) {
     SCOPED_TRACE(r.id + " " + r.label);

@@ -23,6 +23,9 @@ namespace pebench::test {
 // Environment) fails the run if the validation layer reported any error.
 Instance& instance();
 GpuContext& gpu();
+// The test device as a device profile shows it (--emulate PROFILE): the
+// planner takes that profile's branches while the test device validates.
+GpuContext& gpu_as(const std::string& profile);
 
 // Fails the current test if validation errors were reported since `before`.
 void expect_no_validation_errors(uint64_t before);
@@ -30,8 +33,9 @@ void expect_no_validation_errors(uint64_t before);
 // Every case of `variant` for the given axes (KEY -> comma list, as on the
 // command line), through expand_sweep. Rejected combinations come back with
 // status skipped.
+// `ctx`: the device to run on (default: gpu()).
 std::vector<CaseResult> run_cases(const std::string& variant, const std::map<std::string, std::string>& axes,
-                                  RunOptions options = {});
+                                  RunOptions options = {}, GpuContext* ctx = nullptr);
 // Exactly one case; fails the test if the axes give more or fewer.
 CaseResult run_case(const std::string& variant, const std::map<std::string, std::string>& axes,
                     RunOptions options = {});
@@ -76,19 +80,31 @@ double nmse(const std::vector<double>& a, const std::vector<double>& b);
 // Every case of the axes ran, validated and raised no validation-layer error;
 // there are `expected_cases` of them.
 void expect_all_validate(const std::string& variant, const std::map<std::string, std::string>& axes,
-                         size_t expected_cases, RunOptions options = {});
+                         size_t expected_cases, RunOptions options = {}, GpuContext* ctx = nullptr);
+
+// `text` (a table, a page) shows numbers only as numbers: no inf or nan token
+// and no figure of more than 20 digits (1e308 printed in fixed notation).
+void expect_plain_numbers(const std::string& text);
 
 struct ProcessResult {
   int exit_code = -1;
   std::string out;  // stdout and stderr together
 };
-// Runs the built pebench binary with `args` (shell-quoted here). `run` gets
+// Runs the built pebench binary with `args` (shell-quoted here), with the
+// environment variables `env` ("NAME=value") set for it. `run` gets
 // --no-peak: measuring the roofs takes a second or more per run and only the
 // tests of the roofs need them (run_pebench_with_peak: `args` as given).
-ProcessResult run_pebench(const std::vector<std::string>& args);
-ProcessResult run_pebench_with_peak(const std::vector<std::string>& args);
+ProcessResult run_pebench(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+ProcessResult run_pebench_with_peak(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+// Runs `program` with `args` (shell-quoted here) and `env` (NAME=value, set
+// for it alone).
+ProcessResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env = {});
 
 // A fresh empty directory under the test temp dir.
 std::string temp_dir(const std::string& name);
+
+// The whole content of a file ("" when it cannot be read).
+std::string read_file(const std::string& path);
 
 }  // namespace pebench::test

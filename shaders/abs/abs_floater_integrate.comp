@@ -20,10 +20,13 @@ layout(constant_id = 1) const uint ROWS = 1;  // channels per invocation
 layout(constant_id = 2) const uint DP4 = 1;   // d rounded up to 4, over 4
 
 layout(std430, binding = 0) readonly buffer P0 { STORAGE_T p0[]; };
-layout(std430, binding = 1) readonly buffer Wp { vec4 wp[]; };  // [2, DP4, d]: w1[:, :d], w2[:, :d] by vec4 block
-layout(std430, binding = 2) readonly buffer Vecs { float vecs[]; };  // [4, d]: w1[:, d], b1, w2[:, d], b2
-layout(std430, binding = 3) buffer State { float state[]; };  // P at step_begin in, at step_end out
-layout(std430, binding = 4) writeonly buffer Pos { STORAGE_T pos[]; };
+// `weights` (abs_floater_pack.comp) holds wp [2, DP4, d] vec4s (w1[:, :d],
+// w2[:, :d] by vec4 block), then vecs [4, d] (w1[:, d], b1, w2[:, d], b2):
+// one binding, so the kernel needs 4 storage buffers (the Android baseline).
+layout(std430, binding = 1) readonly buffer Wp { vec4 wp[]; };
+layout(std430, binding = 1) readonly buffer Vecs { float vecs_at[]; };
+layout(std430, binding = 2) buffer State { float state[]; };  // P at step_begin in, at step_end out
+layout(std430, binding = 3) writeonly buffer Pos { STORAGE_T pos[]; };
 
 layout(push_constant) uniform Push {
   uint d;
@@ -33,6 +36,9 @@ layout(push_constant) uniform Push {
   uint step_end;
   float step;  // dt / substeps
 } pc;
+
+// vecs[i]: the table after both matrices.
+#define vecs(i) vecs_at[2 * DP4 * 4 * pc.d + (i)]
 
 shared vec4 q_sh[DP4];
 shared vec4 h_sh[DP4];
@@ -84,14 +90,14 @@ void main() {
       rows_dot(0, dots);
       for (uint r = 0; r < ROWS; ++r) {
         const uint j = gl_LocalInvocationID.x + r * gl_WorkGroupSize.x;
-        if (j < d) h_sh[j / 4][j % 4] = max(dots[r] + vecs[j] * ts + vecs[d + j], 0.0);
+        if (j < d) h_sh[j / 4][j % 4] = max(dots[r] + vecs(j) * ts + vecs(d + j), 0.0);
       }
       barrier();
       rows_dot(1, dots);
       for (uint r = 0; r < ROWS; ++r) {
         const uint j = gl_LocalInvocationID.x + r * gl_WorkGroupSize.x;
         if (j >= d) continue;
-        const float slope = dots[r] + vecs[2 * d + j] * ts + vecs[3 * d + j];
+        const float slope = dots[r] + vecs(2 * d + j) * ts + vecs(3 * d + j);
         acc[r] += s == 0 || s == 3 ? slope : 2.0 * slope;
         float q;
         if (s == 3) {

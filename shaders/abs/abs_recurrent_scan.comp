@@ -27,14 +27,17 @@ layout(constant_id = 3) const uint K = 1;         // consecutive positions per l
 
 layout(std430, binding = 0) readonly buffer X2 { STORAGE_VEC2 x2[]; };
 layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
-layout(std430, binding = 1) readonly buffer Rot { vec4 rot4[]; };  // per pair (sin th_t, cos th_t), f32
+// rot_state: per pair (sin th_t, cos th_t), then the state after them (at
+// pair group pc.groups), both f32: one binding, so that the kernel binds 4
+// storage buffers (the Android baseline).
+layout(std430, binding = 1) readonly buffer Rot { vec4 rot4[]; };
 layout(std430, binding = 1) readonly buffer Rot2 { vec2 rot2[]; };
-layout(std430, binding = 2) buffer State { vec4 state4[]; };  // carry in/out between dispatches, f32
-layout(std430, binding = 2) buffer State2 { vec2 state2[]; };
-layout(std430, binding = 3) writeonly buffer Pos2 { STORAGE_VEC2 pos2[]; };
-layout(std430, binding = 3) writeonly buffer Pos4 { STORAGE_VEC4 pos4[]; };
-layout(std430, binding = 4) writeonly buffer Y2 { STORAGE_VEC2 y2[]; };
-layout(std430, binding = 4) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
+layout(std430, binding = 1) buffer State { vec4 state4_at[]; };  // carry in/out between dispatches
+layout(std430, binding = 1) buffer State2 { vec2 state2_at[]; };
+layout(std430, binding = 2) writeonly buffer Pos2 { STORAGE_VEC2 pos2[]; };
+layout(std430, binding = 2) writeonly buffer Pos4 { STORAGE_VEC4 pos4[]; };
+layout(std430, binding = 3) writeonly buffer Y2 { STORAGE_VEC2 y2[]; };
+layout(std430, binding = 3) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
 
 layout(push_constant) uniform Push {
   uint batch;
@@ -44,6 +47,9 @@ layout(push_constant) uniform Push {
   uint tile_begin;
   uint tile_end;
 } pc;
+
+#define state4 (state4_at[pc.groups + g])
+#define state2 (state2_at[pc.groups + g])
 
 shared vec4 tile[gl_WorkGroupSize.x];
 
@@ -74,7 +80,7 @@ void main() {
       base = cmul2(base, base);
     }
   } else {
-    carry = !in_range ? identity : VEC4 ? state4[g] : vec4(state2[g], 0, 1);
+    carry = !in_range ? identity : VEC4 ? state4 : vec4(state2, 0, 1);
   }
 
   const uint batch_stride = pc.seq * pc.groups;
@@ -121,9 +127,9 @@ void main() {
   }
   if (in_range && n_local == 0) {
     if (VEC4) {
-      state4[g] = carry;
+      state4 = carry;
     } else {
-      state2[g] = carry.xy;
+      state2 = carry.xy;
     }
   }
 }

@@ -19,14 +19,17 @@ layout(constant_id = 1) const bool VEC4 = false;
 
 layout(std430, binding = 0) readonly buffer X2 { STORAGE_VEC2 x2[]; };
 layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
-layout(std430, binding = 1) readonly buffer Rot { vec4 rot4[]; };  // per pair (sin th_t, cos th_t), f32
+// rot_state: per pair (sin th_t, cos th_t), then the state after them (at
+// pair group pc.groups), both f32: one binding, so that the kernel binds 4
+// storage buffers (the Android baseline).
+layout(std430, binding = 1) readonly buffer Rot { vec4 rot4[]; };
 layout(std430, binding = 1) readonly buffer Rot2 { vec2 rot2[]; };
-layout(std430, binding = 2) buffer State { vec4 state4[]; };  // P[k_begin] in, P[k_end] out, f32
-layout(std430, binding = 2) buffer State2 { vec2 state2[]; };
-layout(std430, binding = 3) writeonly buffer Pos2 { STORAGE_VEC2 pos2[]; };
-layout(std430, binding = 3) writeonly buffer Pos4 { STORAGE_VEC4 pos4[]; };
-layout(std430, binding = 4) writeonly buffer Y2 { STORAGE_VEC2 y2[]; };
-layout(std430, binding = 4) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
+layout(std430, binding = 1) buffer State { vec4 state4_at[]; };  // P[k_begin] in, P[k_end] out
+layout(std430, binding = 1) buffer State2 { vec2 state2_at[]; };
+layout(std430, binding = 2) writeonly buffer Pos2 { STORAGE_VEC2 pos2[]; };
+layout(std430, binding = 2) writeonly buffer Pos4 { STORAGE_VEC4 pos4[]; };
+layout(std430, binding = 3) writeonly buffer Y2 { STORAGE_VEC2 y2[]; };
+layout(std430, binding = 3) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
 
 layout(push_constant) uniform Push {
   uint batch;
@@ -36,6 +39,9 @@ layout(push_constant) uniform Push {
   uint k_begin;
   uint k_end;
 } pc;
+
+#define state4 (state4_at[pc.groups + g])
+#define state2 (state2_at[pc.groups + g])
 
 // One step on a pair, in the order of the definition.
 vec2 step_pair(vec2 sc, vec2 r) {
@@ -48,7 +54,7 @@ void main() {
   const uint batch_stride = pc.seq * pc.groups;
   if (VEC4) {
     const vec4 r = rot4[g];
-    vec4 p = pc.k_begin == 0 ? vec4(0, 1, 0, 1) : state4[g];
+    vec4 p = pc.k_begin == 0 ? vec4(0, 1, 0, 1) : state4;
     for (uint k = pc.k_begin; k < min(pc.k_end, pc.offset); ++k) {
       p = vec4(step_pair(p.xy, r.xy), step_pair(p.zw, r.zw));
     }
@@ -58,10 +64,10 @@ void main() {
       for (uint b = 0, j = i; b < pc.batch; ++b, j += batch_stride) y4[j] = STORAGE_VEC4(vec4(x4[j]) + p);
       p = vec4(step_pair(p.xy, r.xy), step_pair(p.zw, r.zw));
     }
-    state4[g] = p;
+    state4 = p;
   } else {
     const vec2 r = rot2[g];
-    vec2 p = pc.k_begin == 0 ? vec2(0, 1) : state2[g];
+    vec2 p = pc.k_begin == 0 ? vec2(0, 1) : state2;
     for (uint k = pc.k_begin; k < min(pc.k_end, pc.offset); ++k) p = step_pair(p, r);
     for (uint k = max(pc.k_begin, pc.offset); k < pc.k_end; ++k) {
       const uint i = (k - pc.offset) * pc.groups + g;
@@ -69,6 +75,6 @@ void main() {
       for (uint b = 0, j = i; b < pc.batch; ++b, j += batch_stride) y2[j] = STORAGE_VEC2(vec2(x2[j]) + p);
       p = step_pair(p, r);
     }
-    state2[g] = p;
+    state2 = p;
   }
 }

@@ -9,7 +9,10 @@
 // tile0 + r * wg + lid, as the flash kernel lays out its row slots) and
 // walks the columns: every kr/qr chunk it loads serves ROWS rows (on CPU
 // devices, where each load inside a loop is a per-lane gather, that is what
-// keeps this pass small next to the attention).
+// keeps this pass small next to the attention). On a GPU a long row held in
+// registers spills (D 256: 64 vec4 = every VGPR), so there X_IN_REGS = false
+// reads the row's chunks as the columns need them: one row per invocation,
+// re-read from the cache for every column.
 #extension GL_EXT_control_flow_attributes : require
 #include "common/storage.glsl"
 
@@ -17,6 +20,7 @@ layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 1) const uint HEAD_DIM = 64;
 layout(constant_id = 2) const bool VEC4 = true;  // HEAD_DIM % 4 == 0
 layout(constant_id = 3) const uint ROWS = 1;     // rows of x per invocation
+layout(constant_id = 4) const bool X_IN_REGS = true;  // hold the rows of x in registers (else: ROWS == 1)
 const uint D4 = (HEAD_DIM + 3) / 4;
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };  // q [B,H,N,D] or k [B,Hkv,M,D]
@@ -52,8 +56,11 @@ void main() {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     const uint i = min(row0 + r * wg, pc.rows - 1);  // idle slots shadow the last row, store nothing
     const uint xbase = ((b * pc.x_heads + xh) * pc.rows + i) * HEAD_DIM;
-    [[unroll]] for (uint c = 0; c < D4; ++c) xr[r * D4 + c] = CHUNK(x, x_c, xbase, c) * pc.scale;
+    if (X_IN_REGS) {
+      [[unroll]] for (uint c = 0; c < D4; ++c) xr[r * D4 + c] = CHUNK(x, x_c, xbase, c) * pc.scale;
+    }
   }
+  const uint xbase0 = ((b * pc.x_heads + xh) * pc.rows + min(row0, pc.rows - 1)) * HEAD_DIM;
 
   const uint w0 = gl_WorkGroupID.z * pc.columns;
   const uint w1 = min(pc.width, w0 + pc.columns);
@@ -62,9 +69,14 @@ void main() {
     const uint rbase = (h * pc.two_s + pc.idx_lo + w) * HEAD_DIM;
     float acc[ROWS];
     [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] = 0.0;
-    [[unroll]] for (uint c = 0; c < D4; ++c) {
-      const vec4 rc = CHUNK(rel, rel_c, rbase, c);
-      [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] += dot(xr[r * D4 + c], rc);
+    if (X_IN_REGS) {
+      [[unroll]] for (uint c = 0; c < D4; ++c) {
+        const vec4 rc = CHUNK(rel, rel_c, rbase, c);
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] += dot(xr[r * D4 + c], rc);
+      }
+    } else {
+      [[unroll]] for (uint c = 0; c < D4; ++c) acc[0] += dot(CHUNK(x, x_c, xbase0, c), CHUNK(rel, rel_c, rbase, c));
+      acc[0] *= pc.scale;
     }
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       if (row0 + r * wg < pc.rows) table[out0 + r * wg * pc.width + w] = acc[r];

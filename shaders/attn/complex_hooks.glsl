@@ -13,7 +13,7 @@
 
 #extension GL_EXT_control_flow_attributes : require
 
-#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+#if defined(PEBENCH_ATTN_FLASH_DECL_GLSL) || defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 
 layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Qi { STORAGE_T qi[]; };  // [B,H,N,D]
 layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer QiV { ATTN_CHUNK_T qi_c[]; };
@@ -24,6 +24,19 @@ layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer ViV { ATTN_CHU
 layout(std430, binding = ATTN_EXTRA_BINDING0 + 3) writeonly buffer Oi { STORAGE_T oi[]; };  // [B,H,N,D]
 layout(std430, binding = ATTN_EXTRA_BINDING0 + 3) writeonly buffer OiV { ATTN_CHUNK_T oi_c[]; };
 
+#ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
+// GPU kernel: gpu_q holds the lane's chunks of scale q | scale qi; each lane
+// sums its share of scale re (sp[0]) and scale im (sp[1]) for key kk of
+// four, both reduced; the norm is |scale| |z|, the sign restores scale's.
+#define GPU_SCORE_PARTS 2
+#define GPU_DOTS(t, kc, sp, kk)                                              \
+  {                                                                          \
+    sp[0][kk] += dot(gpu_q[t], kc[0]) - dot(gpu_q[LC + (t)], kc[1]);         \
+    sp[1][kk] += dot(gpu_q[t], kc[1]) + dot(gpu_q[LC + (t)], kc[0]);         \
+  }
+#define GPU_SCORE(sp, kk) \
+  ((pc.scale < 0.0 ? -1.0 : 1.0) * sqrt(sp[0][kk] * sp[0][kk] + sp[1][kk] * sp[1][kk]))
+#else
 // attn_q holds scale q | scale qi, attn_k k | ki: the dots give scale re and
 // scale im, whose norm is |scale| |z|; the sign restores scale's.
 void complex_scores(out float dots[ROWS]) {
@@ -43,6 +56,8 @@ void complex_scores(out float dots[ROWS]) {
   const float sign = pc.scale < 0.0 ? -1.0 : 1.0;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = sign * sqrt(re[r] * re[r] + im[r] * im[r]);
 }
+#define ATTN_SCORES(kpos, dots) complex_scores(dots)
+#endif
 
 void complex_store_oi(uint base, uint c, vec4 y) {
   if (VEC4) {
@@ -58,7 +73,6 @@ void complex_store_oi(uint base, uint c, vec4 y) {
 #define ATTN_K_PART(p, base, c) ATTN_LOAD_CHUNK(ki, ki_c, base, c)
 #define ATTN_V_PART(p, base, c) ATTN_LOAD_CHUNK(vi, vi_c, base, c)
 #define ATTN_STORE_PART(p, base, c, y) complex_store_oi(base, c, y)
-#define ATTN_SCORES(kpos, dots) complex_scores(dots)
 
 #else  // naive score pass
 

@@ -25,7 +25,7 @@ layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer QrV { STORAGE_
 layout(std430, binding = ATTN_EXTRA_BINDING0 + 3) readonly buffer C2p { float c2p[]; };  // [B, H, N, R]
 layout(std430, binding = ATTN_EXTRA_BINDING0 + 4) readonly buffer P2c { float p2c[]; };  // [B, H, M, R]
 
-#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+#if defined(PEBENCH_ATTN_FLASH_DECL_GLSL) || defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 layout(constant_id = 6) const bool DEB_C2P_TABLE = true;
 layout(constant_id = 7) const bool DEB_P2C_TABLE = true;
 // The flash grid's y is batch * kv head (flash_main.glsl).
@@ -86,6 +86,22 @@ float deberta_term(uint r, uint h, uint kpos) {
   }
   return c2p_term + p2c_term;
 }
+
+#ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
+// GPU kernel: the terms without a table are D-wide dots like q.k, so each
+// lane adds its chunks' share to its partial dot (one reduction for all
+// three); deberta_term then adds only the table terms.
+float deberta_partial(uint kpos, uint t, uint c, vec4 kc) {
+  if (DEB_C2P_TABLE && DEB_P2C_TABLE) return 0.0;
+  const uint idx = uint(deberta_idx[deb_dist_base[0] + kpos]);
+  const uint base = (gpu_h * pc.two_s + idx) * HEAD_DIM;
+  float acc = 0.0;
+  if (!DEB_C2P_TABLE) acc += dot(gpu_q[t], DEB_CHUNK(kr, kr_c, base, c));  // gpu_q is scaled
+  if (!DEB_P2C_TABLE) acc += pc.scale * dot(kc, DEB_CHUNK(qr, qr_c, base, c));
+  return acc;
+}
+#define GPU_PARTIAL(kpos, t, c, kc) deberta_partial(kpos, t, c, kc)
+#endif
 
 #define ATTN_ROW_STATE(r, h, qpos) deberta_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) deberta_term(r, h, kpos)

@@ -60,8 +60,10 @@ void rope_angles(uint pos) {
           pc.attention_factor;                                                                          \
     }                                                                                                   \
   }
+#ifndef PEBENCH_ATTN_FLASH_GPU_GLSL
 void rope_q_row(uint r, uint qpos) { ROPE_ROTATE_ROW(attn_q, r * D4P, qpos) }
 void rope_k_row(uint kpos) { ROPE_ROTATE_ROW(attn_k, 0, kpos) }
+#endif
 
 // A staged k chunk (one per iteration of the staging loop): its own angles.
 vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
@@ -75,8 +77,25 @@ vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
   return y;
 }
 
+#ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
+// GPU kernel: a lane holds chunks, not rows, so q chunks are rotated like
+// staged k chunks, each with its own angles and partners from memory.
+vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
+  vec4 y = x;
+  [[unroll]] for (uint u = 0; u < 4; ++u) {
+    const uint d = 4 * c + u;
+    const uint t = min(ROPE_NEOX ? d % (ROPE_DIM / 2) : d / 2, ROPE_DIM / 2 - 1);
+    const float a = phase_angle(qpos, freq[t]);
+    ROPE_ROTATE_ELEMENT(q, x, u, c, base, cos(a), sin(a))
+  }
+  return y;
+}
+#define GPU_Q_CHUNK(c, x, base, qpos) rope_q_chunk(qpos, c, x, base)
+#define GPU_K_CHUNK(kpos, c, x, base) rope_k_stage(kpos, c, x, base)
+#else
 #define ATTN_Q_ROW_TRANSFORM(r, qpos) rope_q_row(r, qpos)
 #define ATTN_K_ROW_TRANSFORM(kpos) rope_k_row(kpos)
 #define ATTN_K_STAGE_TRANSFORM(kpos, c, x, base) rope_k_stage(kpos, c, x, base)
+#endif
 
 #endif

@@ -102,6 +102,24 @@ void shaw_rows_finish() {
 #define ATTN_KEY_FOLDED(r, kpos, s, w, alpha) shaw_key_folded(r, kpos, s, w, alpha)
 #define ATTN_ROWS_FINISH() shaw_rows_finish()
 
+#elif defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
+
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer RelV { STORAGE_T rel_v[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer RelVV { STORAGE_VEC4 rel_v4[]; };
+
+// GPU kernel: per key, the lane's share of scale q.rel_k[idx] joins its
+// partial dot (no reduction of its own) and rel_v[idx] is weighted like v;
+// the 2K+1 rows of each table stay in the cache, and no per-distance
+// tables take registers.
+float shaw_partial(uint kpos, uint t, uint c) {
+  return dot(gpu_q[t], ATTN_LOAD_CHUNK(rel_k, rel_k4, shaw_idx(gpu_qpos, kpos) * HEAD_DIM, c));
+}
+vec4 shaw_value(uint kpos, uint c) {
+  return ATTN_LOAD_CHUNK(rel_v, rel_v4, shaw_idx(gpu_qpos, kpos) * HEAD_DIM, c);
+}
+#define GPU_PARTIAL(kpos, t, c, kc) shaw_partial(kpos, t, c)
+#define GPU_VALUE_TERM(kpos, c) shaw_value(kpos, c)
+
 #else  // naive score pass
 
 // scale (q.k + q.rel_k[idx]), one loop over D.

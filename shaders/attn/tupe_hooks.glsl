@@ -63,6 +63,24 @@ float tupe_term(uint r, uint h, uint qpos, uint kpos) {
   return acc + t5_bias(r, kpos);
 }
 #define ATTN_KEY_PREPARE(kpos) tupe_key(kpos)
+#elif defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
+// This lane's chunks of its row's pq[h, i'] row, times scale; the untied
+// term is added to the lane's partial dot, so it needs no reduction of its own.
+vec4 tupe_pq[LC];
+
+void tupe_row_state(uint r, uint h, uint qpos) {
+  t5_row_state(r, h, qpos);
+  const uint base = tupe_row(h, qpos);
+  [[unroll]] for (uint t = 0; t < LC; ++t) {
+    const uint c = gpu_chunk(t);
+    tupe_pq[t] = c < D4P ? TUPE_CHUNK(pq, pq_c, base, c) * pc.scale : vec4(0.0);
+  }
+}
+float tupe_partial(uint kpos, uint t, uint c) {
+  return dot(tupe_pq[t], TUPE_CHUNK(pk, pk_c, tupe_row(gpu_h, kpos), c));
+}
+float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_bias(r, kpos); }
+#define GPU_PARTIAL(kpos, t, c, kc) tupe_partial(kpos, t, c)
 #else
 void tupe_row_state(uint r, uint h, uint qpos) { t5_row_state(r, h, qpos); }
 

@@ -122,6 +122,30 @@ float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
 #define ATTN_SCORES(kpos, dots) xl_scores(kpos, dots)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) (DIRECT ? xl_direct_term(r, h, qpos, kpos) : 0.0)
 
+#elif defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
+
+// GPU kernel: q + u as q loads (the content term is the plain score); the
+// position term (q + vb).rk[h, i' - j + N - 1] joins each lane's partial dot
+// from its chunks of (q + vb) scale, one rk row per (row, key) from memory.
+vec4 xl_qv[LC];
+
+vec4 xl_q_chunk(uint c, vec4 x) { return x + ATTN_LOAD_CHUNK(u, u4, gpu_h * HEAD_DIM, c); }
+// Before scaling: gpu_q holds q + u.
+void xl_row_state() {
+  const uint hb = gpu_h * HEAD_DIM;
+  [[unroll]] for (uint t = 0; t < LC; ++t) {
+    const uint c = gpu_chunk(t);
+    xl_qv[t] = c < D4P ? (gpu_q[t] + ATTN_LOAD_CHUNK(vb, vb4, hb, c) - ATTN_LOAD_CHUNK(u, u4, hb, c)) * pc.scale
+                       : vec4(0.0);
+  }
+}
+float xl_partial(uint kpos, uint t, uint c) {
+  return dot(xl_qv[t], ATTN_LOAD_CHUNK(rk, rk4, xl_rk_base(gpu_h, int(gpu_qpos) - int(kpos)), c));
+}
+#define GPU_Q_CHUNK(c, x, base, qpos) xl_q_chunk(c, x)
+#define ATTN_ROW_STATE(r, h, qpos) xl_row_state()
+#define GPU_PARTIAL(kpos, t, c, kc) xl_partial(kpos, t, c)
+
 #else  // naive score pass
 
 // scale ((q + u).k + (q + vb).rk[h, i' - j + N - 1]), one loop over D.

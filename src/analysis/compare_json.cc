@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "analysis/timing_rule.h"
+
 namespace pebench {
 namespace {
 
@@ -59,7 +61,22 @@ nlohmann::json pair_json(const PairComparison& p) {
     j["test"] = c.p_value ? nlohmann::json(c.exact_test ? "exact" : "normal") : nlohmann::json(nullptr);
     j["verdict"] = c.verdict == Verdict::kNone ? nlohmann::json(nullptr) : nlohmann::json(verdict_name(c.verdict));
     j["status_change"] = status_change_name(c.change);
+    nlohmann::json stats = nlohmann::json::array();
+    for (const auto& sc : c.stat_changes) {
+      stats.push_back({{"pipeline", sc.shader}, {"statistic", sc.stat}, {"base", opt(sc.base)}, {"new", opt(sc.next)},
+                       {"new_spills", sc.new_spills}});
+    }
+    j["pipeline_stat_changes"] = stats;
+    j["too_few_samples"] = c.too_few_samples;
     cases.push_back(j);
+  }
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& v : p.variants) {
+    variants.push_back({{"variant", v.variant},
+                        {"impl", v.impl},
+                        {"cases", v.cases.size()},
+                        {"ratio", v.cases.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.ratio)},
+                        {"slower", v.slower}});
   }
   nlohmann::json only_base = nlohmann::json::array(), only_new = nlohmann::json::array();
   for (const CaseRecord* c : p.only_in_base) only_base.push_back(case_ref(*c));
@@ -74,6 +91,8 @@ nlohmann::json pair_json(const PairComparison& p) {
           {"only_in_base", only_base},
           {"only_in_new", only_new},
           {"geomean", {{"families", families}, {"overall", p.overall ? geomean_json(*p.overall) : nlohmann::json()}}},
+          {"load_factor", p.load_factor},
+          {"variants", variants},
           {"counts",
            {{"faster", p.count(Verdict::kFaster)},
             {"slower", p.count(Verdict::kSlower)},
@@ -121,13 +140,21 @@ nlohmann::json compare_json(const std::vector<ReportFile>& reports, const Compar
   j["schema"] = kCompareSchema;
   j["threshold"] = result.options.threshold;
   j["alpha"] = result.options.alpha;
+  j["time"] = series_name(result.options.series);
+  j["normalize"] = result.options.normalize;
+  j["min_samples"] = result.options.min_samples;
+  j["variant_threshold"] = result.options.variant_threshold ? nlohmann::json(*result.options.variant_threshold)
+                                                             : nlohmann::json(nullptr);
   j["reports"] = nlohmann::json::array();
   for (const auto& r : reports) j["reports"].push_back(report_json(r));
   j["comparisons"] = nlohmann::json::array();
   for (const auto& p : result.pairs) j["comparisons"].push_back(pair_json(p));
   j["matrix"] = result.matrix ? matrix_json(*result.matrix) : nlohmann::json(nullptr);
   if (result.gate) {
-    j["gate"] = {{"passed", result.gate->passed()}, {"reasons", result.gate->reasons}};
+    j["gate"] = {{"passed", result.gate->passed()},
+                 {"reasons", result.gate->reasons},
+                 {"unconfirmed", result.gate->unconfirmed},
+                 {"confirm", result.confirm ? nlohmann::json(result.confirm_path) : nlohmann::json(nullptr)}};
   } else {
     j["gate"] = nullptr;
   }

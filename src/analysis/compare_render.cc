@@ -7,6 +7,7 @@
 #include "analysis/case_key.h"
 #include "analysis/format_units.h"
 #include "analysis/sample_spread.h"
+#include "analysis/timing_rule.h"
 
 namespace pebench {
 namespace {
@@ -55,6 +56,34 @@ std::string time_cell(const CaseRecord* c) {
   return format_ns(c->timed() ? std::optional<double>(c->time->median) : std::nullopt);
 }
 
+// A pair's time cell: the median compared (GPU or CPU time) when the case ran.
+std::string compared_cell(const CaseRecord* c, const std::optional<double>& median) {
+  return c && c->ok() ? format_ns(median) : time_cell(c);
+}
+
+// What the ratios of a pair measure, when it is not plain GPU-time medians.
+std::string timing_note(const PairComparison& pair, const CompareOptions& options) {
+  std::vector<std::string> parts;
+  if (options.series == TimeSeries::kCpu) parts.push_back("base and new are process CPU time per sample (--time cpu)");
+  if (options.normalize) {
+    parts.push_back(fmt::format("ratios are divided by the load factor {} (the median NEW/BASE ratio)",
+                                format_ratio(pair.load_factor)));
+  }
+  if (options.min_samples > 0) parts.push_back(fmt::format("cases need {} samples a side", options.min_samples));
+  return parts.empty() ? "" : join(parts, "; ") + ".";
+}
+
+TextTable variants_table(const PairComparison& pair) {
+  TextTable t({"variant", "impl", "cases", "median ratio", "verdict"});
+  t.align_right(2);
+  t.align_right(3);
+  for (const auto& v : pair.variants) {
+    t.add_row({v.variant, v.impl, std::to_string(v.cases.size()), v.cases.empty() ? "-" : format_ratio(v.ratio),
+               v.slower ? "slower" : "-"});
+  }
+  return t;
+}
+
 std::string verdict_cell(const CaseComparison& c) {
   if (c.change != StatusChange::kSame) return status_change_name(c.change);
   return verdict_name(c.verdict);
@@ -79,6 +108,32 @@ std::string samples_pair_cell(const CaseRecord* base, const CaseRecord* next, do
 }
 
 std::string case_cell(const CaseRecord& c) { return c.label.empty() ? params_label(c.params) : c.label; }
+
+// The driver's pipeline statistics that changed (registers, spills,
+// occupancy...), one row per statistic.
+void stats_section(TextDocument& doc, const PairComparison& pair, bool device_column) {
+  std::vector<std::string> header;
+  if (device_column) header.push_back("device");
+  for (const char* h : {"variant", "impl", "dtype", "case", "pipeline", "statistic", "base", "new"}) header.push_back(h);
+  TextTable t(header);
+  t.align_right(header.size() - 2);
+  t.align_right(header.size() - 1);
+  auto value = [](const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : std::string("-"); };
+  for (const auto& c : pair.cases) {
+    for (const auto& sc : c.stat_changes) {
+      std::vector<std::string> row;
+      if (device_column) row.push_back(c.base->device_info->key_name);
+      for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), sc.shader, sc.stat,
+                               value(sc.base), value(sc.next)}) {
+        row.push_back(cell);
+      }
+      t.add_row(row);
+    }
+  }
+  if (t.rows() == 0) return;
+  doc.paragraph({fmt::format("pipeline statistics that changed ({}):", t.rows())});
+  doc.table(std::move(t));
+}
 
 void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, const PairComparison& pair,
                   const CompareOptions& options) {
@@ -112,10 +167,10 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
   for (const auto& c : pair.cases) {
     std::vector<std::string> row;
     if (device_column) row.push_back(c.base->device_info->key_name);
-    for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), time_cell(c.base),
-                             time_cell(c.next), format_ratio(c.ratio), format_p(c.p_value),
-                             samples_pair_cell(c.base, c.next, options.alpha), roofline_cell(c.base, c.next),
-                             verdict_cell(c)}) {
+    for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base),
+                             compared_cell(c.base, c.base_median), compared_cell(c.next, c.new_median),
+                             format_ratio(c.ratio), format_p(c.p_value), samples_pair_cell(c.base, c.next, options.alpha),
+                             roofline_cell(c.base, c.next), verdict_cell(c)}) {
       row.push_back(cell);
     }
     t.add_row(row);
@@ -130,6 +185,12 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
     doc.paragraph({fmt::format("n!: {} side(s) have fewer than {} samples: at alpha {} the U test cannot call their "
                                "change significant whatever it is; give them more --benchmark_min_time",
                                too_few, enough, options.alpha)});
+  }
+  if (const std::string note = timing_note(pair, options); !note.empty()) doc.paragraph({note});
+  if (!pair.variants.empty()) {
+    doc.table(variants_table(pair));
+    doc.paragraph({fmt::format("per variant/impl: the median ratio of its cases; slower past {}.",
+                               format_threshold(*options.variant_threshold))});
   }
 
   if (pair.overall) {
@@ -161,6 +222,8 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
     doc.paragraph({fmt::format("only in NEW ({}):", pair.only_in_new.size())});
     doc.list(listing(pair.only_in_new));
   }
+
+  stats_section(doc, pair, device_column);
 
   size_t changed = 0;
   for (const auto& c : pair.cases) changed += c.change != StatusChange::kSame;
@@ -232,6 +295,10 @@ TextDocument compare_document(const std::vector<ReportFile>& reports, const Comp
                                  result.gate->reasons.size() == 1 ? "" : "s", format_threshold(result.options.threshold),
                                  result.options.alpha)});
       doc.list(result.gate->reasons);
+    }
+    if (!result.gate->unconfirmed.empty()) {
+      doc.paragraph({fmt::format("not confirmed by the second run ({}), so not counted:", result.confirm_path)});
+      doc.list(result.gate->unconfirmed);
     }
   }
   return doc;

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
 #include "analysis/mann_whitney.h"
+#include "analysis/pipeline_stats.h"
+#include "analysis/timing_rule.h"
 
 namespace pebench {
 
@@ -35,6 +38,8 @@ const char* status_change_name(StatusChange c) {
       return "lost";
     case StatusChange::kFixed:
       return "fixed";
+    case StatusChange::kNotRun:
+      return "not run";
     case StatusChange::kOther:
       return "changed";
   }
@@ -56,37 +61,84 @@ Verdict classify(double ratio, std::optional<double> p_value, const CompareOptio
   return ratio > upper ? Verdict::kSlower : Verdict::kFaster;
 }
 
+namespace {
+double pinned(double ratio) {
+  return std::clamp(ratio, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+}
+}  // namespace
+
 double geometric_mean(const std::vector<double>& ratios) {
   if (ratios.empty()) return 1;
   double log_sum = 0;
   for (double r : ratios) log_sum += std::log(r);
-  return std::exp(log_sum / static_cast<double>(ratios.size()));
+  return pinned(std::exp(log_sum / static_cast<double>(ratios.size())));
 }
+
+double time_ratio(double num, double den) { return pinned(num / den); }
 
 namespace {
 
 StatusChange status_change(const std::string& base, const std::string& next) {
   if (base == next) return StatusChange::kSame;
-  if (base == "ok") {
+  if (base == "interrupted" || next == "interrupted") return StatusChange::kNotRun;
+  // "compiled" (--compile-only) is the good state of a report that ran nothing.
+  if (base == "ok" || base == "compiled") {
     if (next == "failed" || next == "error") return StatusChange::kBroke;
     return StatusChange::kLost;
   }
-  if (next == "ok") return StatusChange::kFixed;
+  if (next == "ok" || next == "compiled") return StatusChange::kFixed;
   return StatusChange::kOther;
 }
 
-CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, const CompareOptions& options) {
+// Pairs each BASE pipeline with the NEW one of the same shader and build
+// (the k-th with the k-th) and lists the key statistics that differ.
+std::vector<StatChange> stat_changes(const std::vector<PipelineRecordView>& base,
+                                     const std::vector<PipelineRecordView>& next) {
+  std::vector<StatChange> out;
+  std::vector<bool> used(next.size(), false);
+  for (const auto& b : base) {
+    const PipelineRecordView* n = nullptr;
+    for (size_t i = 0; i < next.size() && !n; ++i) {
+      if (!used[i] && next[i].shader == b.shader && next[i].storage == b.storage) {
+        used[i] = true;
+        n = &next[i];
+      }
+    }
+    if (!n) continue;
+    for (const auto& column : key_stat_columns()) {
+      const auto bv = find_stat(b.stats, column);
+      const auto nv = find_stat(n->stats, column);
+      if (bv == nv) continue;
+      out.push_back({b.shader + "." + b.storage, column.title, bv, nv, false});
+    }
+    const auto bs = spills(b.stats), ns = spills(n->stats);
+    if (bs && ns && *bs == 0 && *ns > 0) {
+      out.push_back({b.shader + "." + b.storage, "spills (gate)", bs, ns, true});
+    }
+  }
+  return out;
+}
+
+// `load`: the pair's load factor when normalising (else 1); NEW's median and
+// samples are divided by it before they meet BASE's.
+CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, const CompareOptions& options,
+                            double load) {
   CaseComparison c;
   c.base = &base;
   c.next = &next;
   c.change = status_change(base.status, next.status);
-  if (base.timed()) c.base_median = base.time->median;
-  if (next.timed()) c.new_median = next.time->median;
+  c.stat_changes = stat_changes(base.pipelines, next.pipelines);
+  if (base.timed()) c.base_median = series_median(*base.time, options.series);
+  if (next.timed()) c.new_median = series_median(*next.time, options.series);
   // Only cases that ran correctly on both sides have a meaningful time.
   if (!base.ok() || !next.ok() || !c.base_median || !c.new_median) return c;
-  c.ratio = *c.new_median / *c.base_median;
-  if (!base.time->samples.empty() && !next.time->samples.empty()) {
-    const MannWhitneyResult u = mann_whitney_u(base.time->samples, next.time->samples);
+  c.ratio = time_ratio(*c.new_median / load, *c.base_median);
+  const auto& base_samples = series_samples(*base.time, options.series);
+  std::vector<double> new_samples = series_samples(*next.time, options.series);
+  for (double& s : new_samples) s /= load;
+  c.too_few_samples = std::min(base_samples.size(), new_samples.size()) < std::max<size_t>(options.min_samples, 1);
+  if (!c.too_few_samples) {
+    const MannWhitneyResult u = mann_whitney_u(base_samples, new_samples);
     c.p_value = u.p_value;
     c.exact_test = u.exact;
   }
@@ -123,8 +175,7 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
   for (const auto& c : next.cases) new_by_key[c.device_info->key_name + "\n" + c.key] = &c;
   std::unordered_map<const CaseRecord*, bool> matched_new;
 
-  std::map<std::string, std::vector<double>> family_ratios;
-  std::vector<double> all_ratios;
+  std::vector<std::pair<const CaseRecord*, const CaseRecord*>> matched;  // BASE order
   for (const auto& b : base.cases) {
     auto dev = new_for_base.find(b.device_info->key_name);
     const CaseRecord* n = nullptr;
@@ -137,13 +188,21 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
       continue;
     }
     matched_new[n] = true;
-    CaseComparison c = compare_case(b, *n, options);
+    matched.emplace_back(&b, n);
+  }
+  if (options.normalize) out.load_factor = load_factor(matched, options.series);
+
+  std::map<std::string, std::vector<double>> family_ratios;
+  std::vector<double> all_ratios;
+  for (const auto& [b, n] : matched) {
+    CaseComparison c = compare_case(*b, *n, options, out.load_factor);
     if (c.ratio) {
-      family_ratios[b.family()].push_back(*c.ratio);
+      family_ratios[b->family()].push_back(*c.ratio);
       all_ratios.push_back(*c.ratio);
     }
     out.cases.push_back(c);
   }
+  if (options.variant_threshold) out.variants = compare_variants(out.cases, options);
   for (const auto& n : next.cases) {
     if (!matched_new.count(&n)) out.only_in_new.push_back(&n);
   }

@@ -12,9 +12,25 @@
 
 namespace pebench {
 
+// Which samples a comparison reads (timing_rule.h).
+enum class TimeSeries {
+  kGpu,  // time_ns: GPU timestamps
+  kCpu,  // cpu_ns: the process CPU time of each sample
+};
+
 struct CompareOptions {
   double threshold = 0.10;  // a change smaller than 10% is "unchanged"
   double alpha = 0.01;      // significance level of the U test
+  TimeSeries series = TimeSeries::kGpu;
+  // Divide every ratio by the pair's load factor (timing_rule.h).
+  bool normalize = false;
+  // A case with fewer samples on either side gets no U test ("noisy" when
+  // outside the band) and, with --gate, fails it: a rule that needs samples
+  // must not pass blind. 0: no minimum.
+  size_t min_samples = 0;
+  // Also judge each variant/impl by the median of its cases' ratios; slower
+  // past 1 + this. Absent: no per-variant verdicts.
+  std::optional<double> variant_threshold;
 };
 
 enum class Verdict {
@@ -29,12 +45,23 @@ const char* verdict_name(Verdict v);
 // How the case's status moved from BASE to NEW.
 enum class StatusChange {
   kSame,    // same status on both sides
-  kBroke,   // ok in BASE; failed (validation) or error in NEW
-  kLost,    // ok in BASE; skipped or unsupported in NEW
-  kFixed,   // not ok in BASE, ok in NEW
+  kBroke,   // ok (or compiled) in BASE; failed (validation) or error in NEW
+  kLost,    // ok (or compiled) in BASE; skipped or unsupported in NEW
+  kFixed,   // not ok in BASE, ok (or compiled) in NEW
+  kNotRun,  // interrupted on one side: nothing is known there
   kOther,   // any other change (e.g. skipped -> error)
 };
 const char* status_change_name(StatusChange c);
+
+// A key pipeline statistic (analysis/pipeline_stats.h) that differs
+// between BASE and NEW, for one pipeline of a matched case (pipelines are
+// paired by shader and build, in order).
+struct StatChange {
+  std::string shader;
+  std::string stat;  // the column title: "VGPRs", "spilled VGPRs", ...
+  std::optional<double> base, next;
+  bool new_spills = false;  // BASE had no spills here, NEW has (what --gate fails)
+};
 
 struct CaseComparison {
   const CaseRecord* base = nullptr;
@@ -44,6 +71,17 @@ struct CaseComparison {
   bool exact_test = false;
   Verdict verdict = Verdict::kNone;
   StatusChange change = StatusChange::kSame;
+  std::vector<StatChange> stat_changes;
+  // Timed on both sides with fewer samples than options.min_samples on one.
+  bool too_few_samples = false;
+};
+
+// One variant/impl's cases together (CompareOptions::variant_threshold).
+struct VariantComparison {
+  std::string variant, impl;
+  std::vector<size_t> cases;  // indices into PairComparison::cases: those with a ratio and enough samples
+  double ratio = 1;                          // the median of their ratios
+  bool slower = false;
 };
 
 struct GeoMean {
@@ -67,6 +105,10 @@ struct PairComparison {
   std::vector<const CaseRecord*> only_in_new;   // NEW order
   std::vector<GeoMean> families;                // sorted by family
   std::optional<GeoMean> overall;               // absent when nothing was timed on both sides
+  // The median NEW/BASE ratio over cases timed on both sides; every ratio
+  // above is divided by it when options.normalize (else 1).
+  double load_factor = 1;
+  std::vector<VariantComparison> variants;  // with options.variant_threshold
 
   size_t count(Verdict v) const;
 };
@@ -78,7 +120,13 @@ Verdict classify(double ratio, std::optional<double> p_value, const CompareOptio
 PairComparison compare_reports(const ReportFile& base, const ReportFile& next, const CompareOptions& options,
                                size_t base_index = 0, size_t new_index = 1);
 
-// Geometric mean of positive ratios (empty: 1).
+// Geometric mean of positive ratios (empty: 1), itself kept in range.
 double geometric_mean(const std::vector<double>& ratios);
+
+// num / den for two positive times, pinned to [DBL_MIN, DBL_MAX]: times
+// from 1e-300 to 1e308 ns are finite, their ratio need not be, and an inf
+// or 0 ratio would turn every geometric mean, axis and verdict it meets
+// into inf or NaN. Pinned, it still orders and classifies correctly.
+double time_ratio(double num, double den);
 
 }  // namespace pebench

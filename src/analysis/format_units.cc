@@ -6,7 +6,12 @@
 
 namespace pebench {
 
+// Times and ratios in reports may be anything from 1e-300 to 1e308: past the
+// ranges real runs produce, fixed notation would print hundreds of digits
+// (or "0"), so those get 3 significant digits in exponent form.
 std::string format_ns(double ns) {
+  if (ns > 0 && ns < 1) return fmt::format("{:.3g} ns", ns);
+  if (ns >= 1e15) return fmt::format("{:.3g} s", ns / 1e9);  // over 11 days
   if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
   if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
   if (ns < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
@@ -15,7 +20,10 @@ std::string format_ns(double ns) {
 
 std::string format_ns(const std::optional<double>& ns) { return ns ? format_ns(*ns) : "-"; }
 
-std::string format_ratio(double r) { return fmt::format("{:.3f}", r); }
+std::string format_ratio(double r) {
+  if (r != 0 && (std::fabs(r) >= 1e6 || std::fabs(r) < 1e-3)) return fmt::format("{:.3g}", r);
+  return fmt::format("{:.3f}", r);
+}
 
 std::string format_ratio(const std::optional<double>& r) { return r ? format_ratio(*r) : "-"; }
 
@@ -26,7 +34,12 @@ std::string format_p(const std::optional<double>& p) {
   return fmt::format("{:.1e}", *p);
 }
 
-std::string format_percent(double fraction) { return fmt::format("{:+.1f}%", fraction * 100); }
+std::string format_percent(double fraction) {
+  if (std::fabs(fraction) < 1e4) return fmt::format("{:+.1f}%", fraction * 100);
+  // fraction * 100 may overflow: scale the exponent instead of the value.
+  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(fraction))));
+  return fmt::format("{:+.2f}e+{}%", fraction / std::pow(10.0, exponent), exponent + 2);
+}
 
 std::string format_number(const std::optional<double>& v) {
   if (!v) return "-";

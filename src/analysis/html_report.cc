@@ -6,6 +6,7 @@
 
 #include "analysis/case_key.h"
 #include "analysis/format_units.h"
+#include "analysis/pipeline_stats.h"
 #include "analysis/report_charts.h"
 #include "analysis/sample_spread.h"
 #include "analysis/svg_chart.h"
@@ -396,6 +397,46 @@ std::string validation_section(const std::vector<ReportFile>& reports, const std
   return out;
 }
 
+// One row per pipeline of every case that recorded pipelines: the shader, its
+// workgroup and the driver statistics a kernel engineer reads first.
+std::string kernels_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  std::string out = "<h2 id=\"kernels\">Kernels</h2>\n";
+  out += "<p class=\"note\">Each case's pipelines with the driver's own statistics "
+         "(VK_KHR_pipeline_executable_properties): registers, spills, scratch, shared memory and occupancy. "
+         "\"-\": the driver does not report it.</p>\n";
+  const auto& stat_columns = key_stat_columns();
+  for (const auto& col : columns) {
+    std::vector<std::string> header = {"variant", "impl", "dtype", "case", "shader", "local size", "spec constants"};
+    for (const auto& s : stat_columns) header.push_back(s.title);
+    std::string rows;
+    for (const auto& c : reports[col.report].cases) {
+      if (c.device_info->key_name != col.device) continue;
+      for (const auto& p : c.pipelines) {
+        const auto spilled = spills(p.stats);
+        rows += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}.{}</td><td>{}</td>"
+                            "<td class=\"wrap\">{}</td>",
+                            spilled && *spilled > 0 ? " class=\"bad\"" : "", esc(c.variant), esc(c.impl),
+                            esc(c.dtype), esc(case_shape(c)), esc(p.shader), esc(p.storage),
+                            esc(join([&] {
+                              std::vector<std::string> dims;
+                              for (uint32_t d : p.local_size) dims.push_back(std::to_string(d));
+                              return dims;
+                            }(), "x")),
+                            esc(p.spec));
+        for (const auto& s : stat_columns) {
+          const auto v = find_stat(p.stats, s);
+          rows += fmt::format("<td class=\"num\">{}</td>", v ? fmt::format("{:g}", *v) : "-");
+        }
+        rows += "</tr>\n";
+      }
+    }
+    if (rows.empty()) continue;
+    out += fmt::format("<h3>{} {}</h3>\n", esc(col.name), esc(col.device));
+    out += table_open(header) + rows + kTableClose;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string html_report(const std::vector<ReportFile>& reports, const HtmlReportOptions& options) {
@@ -415,13 +456,14 @@ std::string html_report(const std::vector<ReportFile>& reports, const HtmlReport
   out += "<nav><a href=\"#devices\">devices</a><a href=\"#seq\">time vs length</a><a href=\"#roofline\">roofline</a>"
          "<a href=\"#overhead\">overhead</a>";
   if (columns.size() > 1) out += "<a href=\"#vendors\">vendors</a>";
-  out += "<a href=\"#validation\">validation</a></nav>\n";
+  out += "<a href=\"#validation\">validation</a><a href=\"#kernels\">kernels</a></nav>\n";
   out += devices_section(reports, columns);
   out += seq_section(reports, columns);
   out += roofline_section(reports, columns);
   out += overhead_section(reports, columns);
   out += vendor_section(reports, columns);
   out += validation_section(reports, columns);
+  out += kernels_section(reports, columns);
   return out + "</body>\n</html>\n";
 }
 

@@ -168,7 +168,7 @@ std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& report
       bar.impl = e->impl;
       bar.dtype = e->dtype;
       bar.differs.insert(best_differs.begin(), best_differs.end());
-      bar.matches.push_back({e, best, e->time->median / best->time->median, std::move(best_differs)});
+      bar.matches.push_back({e, best, time_ratio(e->time->median, best->time->median), std::move(best_differs)});
     }
     OverheadChart chart;
     chart.column = col;

@@ -5,12 +5,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "analysis/case_key.h"
+#include "analysis/json_input.h"
 
 namespace pebench {
 
@@ -26,6 +27,7 @@ ReportFile& ReportFile::operator=(const ReportFile& other) {
   tool = other.tool;
   host = other.host;
   command = other.command;
+  injected = other.injected;
   devices = other.devices;
   cases = other.cases;
   relink();
@@ -38,6 +40,7 @@ ReportFile& ReportFile::operator=(ReportFile&& other) noexcept {
   tool = std::move(other.tool);
   host = std::move(other.host);
   command = std::move(other.command);
+  injected = std::move(other.injected);
   devices = std::move(other.devices);
   cases = std::move(other.cases);
   relink();
@@ -79,6 +82,15 @@ std::string ReportFile::tool_string() const {
 }
 
 namespace {
+
+// A value from the file as an error message shows it: JSON-escaped (a
+// newline in it would break the one-line error) and clipped (a 100 KB
+// string is no clearer than its first 60 characters).
+std::string shown(const nlohmann::json& v) {
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
 
 // Field checks that name the file and the field in every message.
 class Checker {
@@ -129,8 +141,26 @@ class Checker {
 };
 
 const std::set<std::string>& known_statuses() {
-  static const std::set<std::string> s = {"ok", "failed", "skipped", "unsupported", "error"};
+  static const std::set<std::string> s = {"ok",    "failed",   "skipped",    "unsupported",
+                                          "error", "compiled", "interrupted"};
   return s;
+}
+
+// obj[key] as a list of finite numbers; empty when absent or null.
+std::vector<double> number_list(const Checker& ck, const nlohmann::json& obj, const std::string& where,
+                                const char* key) {
+  std::vector<double> out;
+  auto s = obj.find(key);
+  if (s == obj.end() || s->is_null()) return out;
+  if (!s->is_array()) ck.fail(where, fmt::format("\"{}\" is not a list", key));
+  for (size_t i = 0; i < s->size(); ++i) {
+    const auto& x = (*s)[i];
+    if (!x.is_number() || !std::isfinite(x.get<double>())) {
+      ck.fail(where, fmt::format("{}[{}] is not a finite number", key, i));
+    }
+    out.push_back(x.get<double>());
+  }
+  return out;
 }
 
 std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r, const std::string& where) {
@@ -145,18 +175,27 @@ std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r,
   if (t.median < 0) ck.fail(w, fmt::format("\"median\" is negative ({})", t.median));
   t.min = ck.maybe_number(*it, w, "min").value_or(t.median);
   t.max = ck.maybe_number(*it, w, "max").value_or(t.median);
-  if (auto s = it->find("samples"); s != it->end() && !s->is_null()) {
-    if (!s->is_array()) ck.fail(w, "\"samples\" is not a list");
-    for (size_t i = 0; i < s->size(); ++i) {
-      const auto& x = (*s)[i];
-      if (!x.is_number() || !std::isfinite(x.get<double>())) {
-        ck.fail(w, fmt::format("samples[{}] is not a finite number", i));
-      }
-      t.samples.push_back(x.get<double>());
-    }
-  }
+  t.samples = number_list(ck, *it, w, "samples");
   t.timing = ck.text(r, where, "timing");
+  if (auto cpu = r.find("cpu_ns"); cpu != r.end() && !cpu->is_null()) {
+    const std::string wc = where + ".cpu_ns";
+    if (!cpu->is_object()) ck.fail(wc, "is not an object");
+    t.cpu_median = ck.number(*cpu, wc, "median");
+    t.cpu_samples = number_list(ck, *cpu, wc, "samples");
+  }
   return t;
+}
+
+// An ok case was timed: without a positive, finite median it could be
+// counted nowhere, and a gate would pass on a case it never compared.
+void require_usable_time(const Checker& ck, const nlohmann::json& r, const std::optional<TimeRecord>& t,
+                         const std::string& where) {
+  if (t && t->median > 0 && std::isfinite(t->median)) return;
+  const auto it = r.find("time_ns");
+  if (it == r.end() || it->is_null()) ck.fail(where, "an ok case needs \"time_ns\" (got null)");
+  const auto median = it->find("median");
+  ck.fail(where + ".time_ns", fmt::format("an ok case needs a positive finite \"median\" (got {})",
+                                          median == it->end() ? "nothing" : shown(*median)));
 }
 
 std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohmann::json& r,
@@ -208,6 +247,40 @@ std::optional<RooflineRecord> parse_roofline(const Checker& ck, const nlohmann::
   return rl;
 }
 
+std::vector<PipelineRecordView> parse_pipelines(const Checker& ck, const nlohmann::json& r, const std::string& where) {
+  std::vector<PipelineRecordView> out;
+  auto it = r.find("pipelines");
+  if (it == r.end() || it->is_null()) return out;
+  if (!it->is_array()) ck.fail(where, "\"pipelines\" is not a list");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const std::string w = fmt::format("{}.pipelines[{}]", where, i);
+    const auto& p = (*it)[i];
+    if (!p.is_object()) ck.fail(w, "is not an object");
+    PipelineRecordView v;
+    v.shader = ck.string(p, w, "shader");
+    v.storage = ck.text(p, w, "storage");
+    if (auto ls = p.find("local_size"); ls != p.end() && ls->is_array()) {
+      for (const auto& x : *ls) {
+        if (!x.is_number_unsigned()) ck.fail(w, "\"local_size\" holds a non-integer");
+        v.local_size.push_back(x.get<uint32_t>());
+      }
+    }
+    if (auto sc = p.find("spec_constants"); sc != p.end() && sc->is_object()) {
+      for (const auto& [k, x] : sc->items()) v.spec += (v.spec.empty() ? "" : " ") + k + "=" + x.dump();
+    }
+    if (auto st = p.find("stats"); st != p.end() && !st->is_null()) {
+      if (!st->is_object()) ck.fail(w, "\"stats\" is not an object");
+      for (const auto& [k, x] : st->items()) {
+        if (x.is_null()) continue;
+        if (!x.is_number()) ck.fail(w, fmt::format("stats \"{}\" is not a number", k));
+        v.stats.emplace_back(k, x.get<double>());
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
@@ -216,7 +289,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   auto schema = doc.find("schema");
   if (schema == doc.end()) ck.fail("", "not a pebench report (no \"schema\" field)");
   if (!schema->is_string() || schema->get<std::string>() != kReadableReportSchema) {
-    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", schema->dump(), kReadableReportSchema));
+    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", shown(*schema), kReadableReportSchema));
   }
   ReportFile rep;
   rep.path = path;
@@ -224,6 +297,9 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   if (auto t = doc.find("tool"); t != doc.end() && t->is_object()) rep.tool = *t;
   if (auto h = doc.find("host"); h != doc.end() && h->is_object()) rep.host = *h;
   if (auto c = doc.find("command"); c != doc.end() && c->is_array()) rep.command = *c;
+  if (auto run = doc.find("run"); run != doc.end() && run->is_object()) {
+    if (auto inj = run->find("inject_slowdown"); inj != run->end() && !inj->is_null()) rep.injected = *inj;
+  }
 
   const auto& devices = ck.field(doc, "", "devices");
   if (!devices.is_array()) ck.fail("", "\"devices\" is not a list");
@@ -266,11 +342,12 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (!c.params.is_object()) ck.fail(w, "\"params\" is not an object");
     c.label = ck.text(r, w, "label");
     c.status = ck.string(r, w, "status");
-    if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status \"{}\"", c.status));
+    if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status {}", shown(c.status)));
     c.reason = ck.text(r, w, "reason");
     c.device = ck.integer(r, w, "device");
     if (!indices.count(c.device)) ck.fail(w, fmt::format("device {} is not in \"devices\"", c.device));
     c.time = parse_time(ck, r, w);
+    if (c.ok()) require_usable_time(ck, r, c.time, w);
     c.validation = parse_validation(ck, r, w);
     c.roofline = parse_roofline(ck, r, w);
     c.bytes = ck.maybe_number(r, w, "bytes").value_or(0);
@@ -278,11 +355,12 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (auto e = r.find("vk_validation_errors"); e != r.end() && e->is_number_unsigned()) {
       c.vk_validation_errors = e->get<uint64_t>();
     }
+    c.pipelines = parse_pipelines(ck, r, w);
     c.key = case_key(c.variant, c.impl, c.dtype, c.params);
     // Two results with one key would make matching ambiguous.
     const std::string device_key = std::to_string(c.device) + "\n" + c.key;
     if (auto [it, fresh] = first_seen.emplace(device_key, i); !fresh) {
-      ck.fail(w, fmt::format("the same case as results[{}] ({} on device {})", it->second, c.variant, c.device));
+      ck.fail(w, fmt::format("the same case as results[{}] ({} on device {})", it->second, shown(c.variant), c.device));
     }
     rep.cases.push_back(std::move(c));
   }
@@ -291,24 +369,40 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   return out;
 }
 
-ReportFile load_report(const std::string& path) {
+namespace {
+
+// A report is a few hundred KiB; anything this large is not one, and reading
+// it whole (say /dev/zero) would exhaust memory first.
+constexpr std::streamsize kMaxReportBytes = std::streamsize(1) << 30;
+
+std::string read_report_text(const std::string& path) {
+  std::error_code ec;
+  // An ifstream opens a directory and reads nothing: say what it is.
+  if (std::filesystem::is_directory(path, ec)) throw ReportError(path + ": is a directory, not a report file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  const std::string text = buf.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ReportError(path + ": empty file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ..."
-    std::string msg = e.what();
-    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
-    throw ReportError(fmt::format("{}: not valid JSON ({})", path, msg));
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxReportBytes) {
+      throw ReportError(fmt::format("{}: larger than {} bytes, not a pebench report", path, kMaxReportBytes));
+    }
   }
-  return parse_report(doc, path);
+  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  return text;
+}
+
+}  // namespace
+
+ReportFile load_report(const std::string& path) {
+  const std::string text = read_report_text(path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ReportError(path + ": empty file");
+  try {
+    return parse_report(parse_untrusted_json(text), path);
+  } catch (const JsonInputError& e) {
+    throw ReportError(fmt::format("{}: {}", path, e.what()));
+  }
 }
 
 std::vector<ReportFile> load_reports(const std::vector<std::string>& paths) {

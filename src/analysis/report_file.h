@@ -41,6 +41,10 @@ struct TimeRecord {
   double median = 0, min = 0, max = 0;
   std::vector<double> samples;  // ns; may be empty when a report was trimmed
   std::string timing;           // "gpu-timestamp" | "wall-clock" | ""
+  // "cpu_ns": the process CPU time of each sample; absent (empty, 0) in
+  // reports from before pebench recorded it.
+  std::vector<double> cpu_samples;
+  double cpu_median = 0;
 };
 
 struct ValidationRecord {
@@ -56,6 +60,14 @@ struct RooflineRecord {
   double fraction = 0;
 };
 
+// One entry of a result's "pipelines": what compare and the HTML report read.
+struct PipelineRecordView {
+  std::string shader, storage;
+  std::vector<uint32_t> local_size;                    // 3 values
+  std::vector<std::pair<std::string, double>> stats;   // the driver's names, file order; null values left out
+  std::string spec;                                    // the spec constants, "NAME=V ...", for display
+};
+
 struct CaseRecord {
   size_t ordinal = 0;  // position in the file's results
   std::string id, variant, impl, dtype, label, status, reason;
@@ -67,6 +79,7 @@ struct CaseRecord {
   uint64_t vk_validation_errors = 0;
   std::optional<RooflineRecord> roofline;
   double bytes = 0, flops = 0;  // the cost model's, 0 when absent
+  std::vector<PipelineRecordView> pipelines;
   std::string key;  // case_key(): variant, impl, dtype, params (device excluded)
 
   bool ok() const { return status == "ok"; }
@@ -82,6 +95,9 @@ struct ReportFile {
   nlohmann::json tool = nlohmann::json::object();
   nlohmann::json host = nlohmann::json::object();
   nlohmann::json command = nlohmann::json::array();
+  // run.inject_slowdown: the faults injected into this run (null: none). Such
+  // a report tests a gate and can never be its BASE.
+  nlohmann::json injected;
   std::vector<DeviceRecord> devices;
   std::vector<CaseRecord> cases;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace pebench {
 
@@ -92,12 +93,15 @@ std::vector<double> fine_log_ticks(double lo, double hi) {
 
 LogAxis make_log_axis(double data_min, double data_max, bool powers_of_two) {
   LogAxis a;
-  if (!(data_min > 0)) data_min = 1;
-  if (!(data_max >= data_min)) data_max = data_min;
-  // A little room so that extreme points are not drawn on the frame.
-  const double pad = data_max > data_min ? std::pow(data_max / data_min, 0.06) : 2.0;
-  a.lo = data_min / pad;
-  a.hi = data_max * pad;
+  constexpr double kTiny = std::numeric_limits<double>::min(), kHuge = std::numeric_limits<double>::max();
+  if (!(data_min > 0) || !std::isfinite(data_min)) data_min = 1;
+  if (!(data_max >= data_min) || !std::isfinite(data_max)) data_max = data_min;
+  // A little room so that extreme points are not drawn on the frame; in log
+  // space and inside double range, so 1e-300..1e308 data still gives finite ends.
+  const double log_lo = std::log(data_min), log_hi = std::log(data_max);
+  const double pad = log_hi > log_lo ? 0.06 * (log_hi - log_lo) : std::log(2.0);
+  a.lo = std::max(std::exp(log_lo - pad), kTiny);
+  a.hi = std::min(std::exp(log_hi + pad), kHuge);
   if (powers_of_two) {
     std::vector<double> all;
     for (int k = static_cast<int>(std::ceil(std::log2(a.lo))); std::ldexp(1.0, k) <= a.hi; ++k) {
@@ -108,9 +112,10 @@ LogAxis make_log_axis(double data_min, double data_max, bool powers_of_two) {
   } else {
     const int k0 = static_cast<int>(std::floor(std::log10(a.lo)));
     const int k1 = static_cast<int>(std::ceil(std::log10(a.hi)));
-    // Many decades: decades only; few: 1-2-5 steps.
+    // Many decades: decades only (every few, for at most about 10 labels); few: 1-2-5 steps.
     const std::vector<double> mantissas = k1 - k0 > 3 ? std::vector<double>{1} : std::vector<double>{1, 2, 5};
-    for (int k = k0; k <= k1; ++k) {
+    const int decade_step = std::max(1, (k1 - k0 + 9) / 10);
+    for (int k = k0; k <= k1; k += decade_step) {
       for (double m : mantissas) {
         const double v = m * std::pow(10.0, k);
         if (v >= a.lo && v <= a.hi) a.ticks.push_back(v);

@@ -55,8 +55,8 @@ VendorMatrix vendor_matrix(const std::vector<ReportFile>& reports) {
     for (size_t col = 0; col < ncol; ++col) {
       const auto t = ok_median(row.cells[col]);
       if (!reference || !t) continue;
-      row.ratios[col] = *t / *reference;
-      it->second[col].push_back(*t / *reference);
+      row.ratios[col] = time_ratio(*t, *reference);
+      it->second[col].push_back(*row.ratios[col]);
     }
   }
   for (const auto& variant : variant_order) {

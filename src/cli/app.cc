@@ -5,6 +5,7 @@
 
 #include "analysis/report_file.h"
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "harness/build_info.h"
 #include "harness/errors.h"
 #include "runtime/status.h"
@@ -62,6 +63,7 @@ int pebench_main(int argc, char** argv) {
   for (auto& [sub, cmd] : subs) {
     if (!sub->parsed()) continue;
     try {
+      reject_empty_values(*sub);
       return cmd->run(*sub);
     } catch (const UsageError& e) {
       std::fprintf(stderr, "pebench %s: error: %s\n", cmd->name().c_str(), e.what());

@@ -32,6 +32,18 @@ class CompareCommand : public Command {
     app.add_option("--threshold", options_.threshold, "relative change below which a case counts as unchanged")
         ->capture_default_str();
     app.add_option("--alpha", options_.alpha, "significance level of the Mann-Whitney U test")->capture_default_str();
+    app.add_option("--time", series_, "samples to compare: gpu (GPU timestamps) or cpu (process CPU time per sample)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"gpu", "cpu"}));
+    app.add_flag("--normalize", options_.normalize,
+                 "divide every ratio by the load factor, the median ratio of all cases timed on both sides");
+    app.add_option("--min-samples", options_.min_samples,
+                   "cases with fewer samples on a side are not tested, and fail --gate");
+    app.add_option("--confirm", confirm_path_,
+                   "NEW2.json, a second run of NEW's command: with --gate, a timing reason counts only if it shows "
+                   "there too");
+    app.add_option("--variant-threshold", variant_threshold_,
+                   "also gate each variant/impl on the median ratio of its cases (e.g. 0.25; 0: off)");
   }
 
   int run(CLI::App&) override {
@@ -41,13 +53,26 @@ class CompareCommand : public Command {
     if (!(options_.alpha > 0 && options_.alpha < 1)) {
       throw UsageError(fmt::format("--alpha {} must be between 0 and 1", options_.alpha));
     }
+    if (!(variant_threshold_ >= 0) || !std::isfinite(variant_threshold_)) {
+      throw UsageError(fmt::format("--variant-threshold {} must be a finite number >= 0", variant_threshold_));
+    }
+    if (variant_threshold_ > 0) options_.variant_threshold = variant_threshold_;
+    options_.series = series_ == "cpu" ? TimeSeries::kCpu : TimeSeries::kGpu;
+    if (!confirm_path_.empty() && (!gate_ || paths_.size() != 2)) {
+      throw UsageError(fmt::format("--confirm {} needs --gate and exactly two reports, BASE and NEW", confirm_path_));
+    }
     const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
-    const CompareResult result = run_compare(reports, options_, gate_);
+    std::optional<ReportFile> confirm;
+    if (!confirm_path_.empty()) confirm = load_report(confirm_path_);
+    const CompareResult result = run_compare(reports, options_, gate_, confirm ? &*confirm : nullptr);
     if (format_ == "json") {
       std::cout << compare_json(reports, result).dump(2) << "\n" << std::flush;
       // stdout stays one JSON document; the gate's verdict also goes to stderr.
       if (result.gate && !result.gate->passed()) {
         for (const auto& r : result.gate->reasons) std::cerr << "gate: " << r << "\n";
+      }
+      if (result.gate) {
+        for (const auto& r : result.gate->unconfirmed) std::cerr << "note: not confirmed: " << r << "\n";
       }
     } else if (format_ == "md") {
       std::cout << render_compare_markdown(reports, result);
@@ -62,6 +87,8 @@ class CompareCommand : public Command {
   std::vector<std::string> paths_;
   std::string format_ = "text";
   bool gate_ = false;
+  std::string series_ = "gpu", confirm_path_;
+  double variant_threshold_ = 0;
   CompareOptions options_;
 };
 

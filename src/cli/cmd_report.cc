@@ -2,11 +2,13 @@
 // page with the reports' devices, charts and validation errors.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "analysis/html_report.h"
 #include "cli/command.h"
 #include "harness/build_info.h"
+#include "harness/errors.h"
 #include "harness/report.h"
 
 namespace pebench {
@@ -23,6 +25,7 @@ class ReportCommand : public Command {
   }
 
   int run(CLI::App&) override {
+    refuse_input_as_output();
     const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
     HtmlReportOptions options;
     options.generated = iso8601_now();
@@ -34,6 +37,17 @@ class ReportCommand : public Command {
   }
 
  private:
+  // `report mine.json -o mine.json` would replace the report with its page.
+  // equivalent() sees through ./, .. and links; a missing -o file is new.
+  void refuse_input_as_output() const {
+    for (const auto& p : paths_) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(out_, p, ec)) {
+        throw UsageError(fmt::format("-o {} is the input report {}; not overwriting it", out_, p));
+      }
+    }
+  }
+
   std::vector<std::string> paths_;
   std::string out_ = "report.html";
 };

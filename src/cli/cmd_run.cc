@@ -11,17 +11,23 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
+#include "analysis/text_table.h"
 #include "cli/command.h"
+#include "cli/option_checks.h"
+#include "cli/pipeline_table.h"
 #include "cli/run_table.h"
 #include "cli/vulkan_session.h"
 #include "harness/bench_driver.h"
+#include "harness/device_profile.h"
 #include "harness/errors.h"
 #include "harness/gb_output.h"
 #include "harness/peak.h"
 #include "harness/presets.h"
 #include "harness/registry.h"
 #include "harness/report.h"
+#include "harness/slowdown.h"
 #include "harness/sweep.h"
 
 namespace pebench {
@@ -51,12 +57,21 @@ class RunCommand : public Command {
     app.add_option("--dump", dump_, "write inputs/outputs of every case as NPY under DIR");
     app.add_flag("--no-validate", no_validate_, "skip checking results against the float64 reference");
     app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
-    app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")->capture_default_str();
+    app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")
+        ->capture_default_str()
+        ->check(whole_uint64());
     app.add_flag("--quiet", quiet_, "no progress lines");
     app.add_flag("--no-peak", no_peak_, "do not measure the devices' roofs (devices[].peak, results[].roofline)");
+    app.add_flag("--compile-only", compile_only_,
+                 "plan every case and build its pipelines, run nothing (works on devices that cannot execute)");
+    app.add_option("--emulate", emulate_, "plan for a device profile: a built-in name (devices --profiles) or a "
+                                          "Vulkan Profiles JSON file");
+    app.add_option("--inject-slowdown", slowdowns_,
+                   "VARIANT[/IMPL]=FACTOR: test-only, makes that variant's timed GPU work FACTOR times longer "
+                   "(repeatable); the report records it and cannot be a baseline");
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(submit_timeout_seconds());
   }
 
   int run(CLI::App& app) override {
@@ -89,46 +104,72 @@ class RunCommand : public Command {
       auto& dst = spec.axes[key];
       dst.insert(dst.end(), values.begin(), values.end());
     }
+    if (compile_only_ && !dump_.empty()) {
+      throw UsageError("--compile-only runs nothing, so it has nothing to --dump");
+    }
+    std::optional<DeviceProfile> profile;
+    if (!emulate_.empty()) profile = load_profile(emulate_);
+    std::vector<InjectedSlowdown> injected;
+    for (const auto& text : slowdowns_) injected.push_back(parse_slowdown(text, Registry::instance()));
     const auto planned = expand_sweep(Registry::instance(), spec);
     if (planned.empty()) throw UsageError("the selection matches no case");
 
     // Google Benchmark flags: pebench applies the output, filter and listing
     // ones itself (harness/gb_output.h), Google Benchmark the rest.
+    check_benchmark_flags(app.remaining());
     const GbFlags gb = parse_gb_flags(app.remaining());
     std::vector<std::string> gb_args{"pebench"};
     gb_args.insert(gb_args.end(), gb.passthrough.begin(), gb.passthrough.end());
+    const int repetitions = preset && !gb.repetitions_given ? preset->repetitions : 0;
+    // Placed first, so the user's own flag, if any, wins.
+    if (repetitions > 0) gb_args.insert(gb_args.begin() + 1, "--benchmark_enable_random_interleaving=true");
     std::vector<char*> gb_argv;
     for (auto& a : gb_args) gb_argv.push_back(a.data());
     int gb_argc = static_cast<int>(gb_argv.size());
     benchmark::Initialize(&gb_argc, gb_argv.data());
     if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
 
-    // Devices, and the cases the filter keeps.
+    // Devices, each one's plan, and the cases the filter keeps.
     VulkanSession vk = open_vulkan(vk_validation_);
     const auto selected = select_devices(vk.devices, device_);
-    const FilteredCases kept = filter_cases(planned, selected, gb.filter);
+    std::vector<PhysicalDeviceInfo> infos;
+    std::vector<std::pair<uint32_t, PlannedCase>> per_device;
+    for (uint32_t idx : selected) {
+      infos.push_back(profile ? apply_profile(vk.devices[idx], *profile) : vk.devices[idx]);
+      std::string note;
+      for (auto& pc : plan_for_device(preset, spec, planned, infos.back(), note)) per_device.emplace_back(idx, pc);
+      if (!note.empty() && !quiet_ && !gb.list_tests) std::cerr << "pebench run: " << note << "\n";
+    }
+    const FilteredCases kept = filter_cases(per_device, gb.filter);
     if (gb.list_tests) {
       for (const auto& name : kept.names) std::cout << name << "\n";
       return 0;
     }
     if (kept.cases.empty()) throw UsageError(fmt::format("--benchmark_filter={} matches no case", gb.filter));
+
     std::vector<std::unique_ptr<GpuContext>> contexts;
     nlohmann::json devices = nlohmann::json::array();
     std::vector<SweepCase> cases;
     std::map<uint32_t, Roofs> roofs;
-    for (uint32_t idx : selected) {
-      auto ctx = GpuContext::Create(*vk.instance, vk.devices[idx]);
+    for (size_t d = 0; d < selected.size(); ++d) {
+      const uint32_t idx = selected[d];
+      const PhysicalDeviceInfo& info = infos[d];
+      auto ctx = GpuContext::Create(*vk.instance, info);
       if (!ctx.ok()) {
-        throw std::runtime_error(fmt::format("cannot open device {} ({}): {}", idx, vk.devices[idx].name,
+        throw std::runtime_error(fmt::format("cannot open device {} ({}): {}", idx, info.name,
                                              ctx.status().message()));
+      }
+      if (!compile_only_ && !ctx.value()->device().can_execute()) {
+        throw UsageError(fmt::format("device {} ({}): {}; run it with --compile-only to build and inspect the "
+                                     "pipelines", idx, info.name, ctx.value()->device().cannot_execute_reason()));
       }
       contexts.push_back(std::move(ctx).value());
       contexts.back()->device().set_submit_timeout(timeout_s_);
-      devices.push_back(device_json(vk.devices[idx]));
+      devices.push_back(device_json(info));
       gb_add_device_context(devices.back(), selected.size() > 1);
-      if (!no_peak_) measure_roofs(*contexts.back(), idx, devices.back(), roofs);
+      if (!no_peak_ && !compile_only_) measure_roofs(*contexts.back(), idx, devices.back(), roofs);
       for (const auto& [device, pc] : kept.cases) {
-        if (device == idx) cases.push_back(SweepCase{contexts.back().get(), idx, *pc});
+        if (device == idx) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
       }
     }
 
@@ -143,8 +184,11 @@ class RunCommand : public Command {
                      {"seed", seed_},
                      {"validate", !no_validate_},
                      {"vulkan_validation", vk_validation_},
+                     {"compile_only", compile_only_},
                      {"cases", cases.size()},
+                     {"repetitions", repetitions},
                      {"benchmark_filter", gb.filter.empty() ? nullptr : nlohmann::json(gb.filter)}};
+    if (!injected.empty()) header["run"]["inject_slowdown"] = slowdowns_json(injected);
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
 
@@ -152,18 +196,25 @@ class RunCommand : public Command {
     options.run.validate = !no_validate_;
     options.run.dump_dir = dump_;
     options.run.seed = seed_;
+    options.run.inject_slowdown = injected;
     options.progress = quiet_ ? nullptr : stderr;
     options.roofs = roofs;
     options.names = kept.names;
     GbOutput gb_out(gb);
     if (gb_out.active()) options.gb = &gb_out;
     if (!gb.min_time_given) options.min_time_s = preset ? preset->min_time_s : 0.1;
+    options.repetitions = repetitions;
 
     std::signal(SIGINT, on_sigint);
-    BenchDriver driver(*vk.instance, writer, options);
-    driver.run(cases);
+    if (compile_only_) {
+      compile_sweep(*vk.instance, writer, cases, options.progress);
+    } else {
+      BenchDriver driver(*vk.instance, writer, options);
+      driver.run(cases);
+    }
     std::signal(SIGINT, SIG_DFL);
     writer.flush();
+    if (compile_only_) return summarize_compiled(writer);
 
     // With a Google Benchmark format stdout is that format's alone.
     const int code = summarize(writer, gb.format.empty() ? std::cout : std::cerr);
@@ -221,14 +272,44 @@ class RunCommand : public Command {
     return 0;
   }
 
+  // --compile-only: one row per pipeline, with the statistics a kernel
+  // engineer reads first (the report has them all).
+  int summarize_compiled(const ReportWriter& writer) {
+    std::cout << pipeline_table(writer.results()).text();
+    size_t compiled = 0, bad = 0, other = 0;
+    std::string first_bad;
+    for (const auto& r : writer.results()) {
+      if (r.status == CaseStatus::kCompiled) {
+        ++compiled;
+      } else if (r.status == CaseStatus::kError) {
+        if (bad++ == 0) first_bad = fmt::format("{} {}: {}", r.id, status_name(r.status), r.reason);
+      } else {
+        ++other;
+      }
+    }
+    std::cout << fmt::format("{} compiled, {} errored, {} skipped or unsupported; report: {}\n", compiled, bad, other,
+                             writer.path());
+    if (g_interrupted) return 130;
+    if (bad > 0) {
+      std::cerr << "pebench run: error: " << first_bad << "\n";
+      return 1;
+    }
+    if (compiled == 0) {
+      std::cerr << "pebench run: error: no case compiled\n";
+      return 1;
+    }
+    return 0;
+  }
+
   inline static const std::vector<std::pair<std::string, std::string>> kAxisFlags = {
       {"--batch", "batch"}, {"--seq", "seq"},   {"--kv-seq", "kv_seq"}, {"--heads", "heads"},
       {"--kv-heads", "kv_heads"}, {"--dim", "dim"}, {"--dtype", "dtype"}, {"--causal", "causal"}};
 
   std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
   std::map<std::string, std::string> axis_text_;
-  std::vector<std::string> params_;
-  bool no_validate_ = false, vk_validation_ = false, quiet_ = false, no_peak_ = false;
+  std::vector<std::string> params_, slowdowns_;
+  std::string emulate_;
+  bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false;
   uint64_t seed_ = 0;
   double timeout_s_ = 120;
 };

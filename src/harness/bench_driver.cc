@@ -92,41 +92,41 @@ BenchDriver::BenchDriver(const Instance& instance, ReportWriter& writer, DriverO
 
 BenchDriver::~BenchDriver() = default;
 
-void BenchDriver::start(size_t index) {
-  run_.reset();
-  current_ = index;
-  ready_ = false;
-  vk_errors_before_ = instance_.validation_error_count();
+BenchDriver::Live& BenchDriver::start(size_t index) {
+  Live& live = live_[index];
+  live.vk_errors_before = instance_.validation_error_count();
   CaseResult& r = results_[index];
   const SweepCase& c = cases_[index];
   if (g_interrupted) {
-    r.status = CaseStatus::kSkipped;
+    r.status = CaseStatus::kInterrupted;
     r.reason = "interrupted";
-    return;
+    return live;
   }
   if (!c.planned.rejected.empty()) {
     r.status = CaseStatus::kSkipped;
     r.reason = c.planned.rejected;
-    return;
+    return live;
   }
   if (c.gpu->device().lost()) {
     r.status = CaseStatus::kError;
     r.reason = "not run: the device is unusable after an earlier timeout or device loss";
-    return;
+    return live;
   }
-  run_ = std::make_unique<CaseRun>(*c.gpu, *c.planned.variant, options_.run, r);
-  ready_ = run_->setup();
+  live.run = std::make_unique<CaseRun>(*c.gpu, *c.planned.variant, options_.run, r);
+  live.ready = live.run->setup();
+  return live;
 }
 
 void BenchDriver::body(size_t index, void* state_ptr) {
   auto& st = *static_cast<benchmark::State*>(state_ptr);
-  if (current_ != index) start(index);
+  auto it = live_.find(index);
+  Live& live = it != live_.end() ? it->second : start(index);
   CaseResult& r = results_[index];
-  if (!ready_ || g_interrupted) {
-    if (g_interrupted && ready_) {
-      r.status = CaseStatus::kSkipped;
+  if (!live.ready || g_interrupted) {
+    if (g_interrupted && live.ready) {
+      r.status = CaseStatus::kInterrupted;
       r.reason = "interrupted";
-      ready_ = false;
+      live.ready = false;
     }
     st.SkipWithError(fmt::format("{}: {}", status_name(r.status), r.reason).c_str());
     return;
@@ -134,14 +134,14 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   auto& samples = invocations_[index].emplace_back();
   try {
     for (auto _ : st) {
-      const double ns = run_->time_once();
-      st.SetIterationTime(ns * 1e-9);
-      samples.push_back(ns);
+      const CaseRun::Sample s = live.run->time_sample();
+      st.SetIterationTime(s.ns * 1e-9);
+      samples.push_back(s);
     }
   } catch (const std::exception& e) {
     r.status = CaseStatus::kError;
     r.reason = std::string("while timing: ") + e.what();
-    ready_ = false;
+    live.ready = false;
     st.SkipWithError(r.reason.c_str());
     return;
   }
@@ -152,21 +152,25 @@ void BenchDriver::body(size_t index, void* state_ptr) {
 void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message) {
   if (finished_[index]) return;
   finished_[index] = true;
-  if (current_ == index) {
-    run_.reset();  // frees the case's GPU memory; teardown is validated too
-    current_ = SIZE_MAX;
-  }
+  auto it = live_.find(index);
+  const uint64_t vk_errors_before = it != live_.end() ? it->second.vk_errors_before : instance_.validation_error_count();
+  if (it != live_.end()) live_.erase(it);  // frees the case's GPU memory; teardown is validated too
   CaseResult& r = results_[index];
   const auto& inv = invocations_[index];
   if (!gb_error && !inv.empty()) {
-    std::vector<double> samples;
+    std::vector<double> samples, cpu;
     const size_t first = inv.size() > repetitions ? inv.size() - repetitions : 0;
-    for (size_t k = first; k < inv.size(); ++k) samples.insert(samples.end(), inv[k].begin(), inv[k].end());
-    if (!samples.empty()) r.time = time_stats(std::move(samples));
+    for (size_t k = first; k < inv.size(); ++k) {
+      for (const CaseRun::Sample& s : inv[k]) {
+        samples.push_back(s.ns);
+        cpu.push_back(s.cpu_ns);
+      }
+    }
+    if (!samples.empty()) r.time = time_stats(std::move(samples), std::move(cpu));
   }
   invocations_[index].clear();
   if (r.status == CaseStatus::kError && r.reason.empty()) r.reason = gb_message;
-  r.vk_validation_errors = instance_.validation_error_count() - vk_errors_before_;
+  r.vk_validation_errors = instance_.validation_error_count() - vk_errors_before;
   if (r.vk_validation_errors > 0 && (r.status == CaseStatus::kOk || r.status == CaseStatus::kFailed)) {
     const auto msgs = instance_.validation_messages();
     r.status = CaseStatus::kError;
@@ -177,24 +181,76 @@ void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const 
       r.status == CaseStatus::kOk) {
     r.roofline = roofline(r.cost, r.time->median, roofs->second);
   }
-  writer_.add(r);
-  writer_.flush();
+  // Results go to the report in sweep order, which random interleaving does
+  // not finish cases in: each waits for the cases before it.
+  if (written_ < cases_.size() && finished_[written_]) {
+    while (written_ < cases_.size() && finished_[written_]) writer_.add(results_[written_++]);
+    writer_.flush();
+  }
 
   ++done_;
   if (options_.progress) {
-    const SweepCase& c = cases_[index];
-    std::string line = fmt::format("[{:>{}}/{}] d{} {} {} {} {}", done_, std::to_string(cases_.size()).size(),
-                                   cases_.size(), c.device_index, r.variant, r.impl, r.dtype, r.label);
-    line += fmt::format("  {}", status_name(r.status));
-    if (r.time) {
-      line += fmt::format("  {}", format_ns(r.time->median));
-      if (r.cost.bytes > 0) line += fmt::format("  {:.2f} GB/s", r.cost.bytes / r.time->median);
-      if (r.cost.flops > 0) line += fmt::format("  {:.2f} GFLOP/s", r.cost.flops / r.time->median);
-    }
-    if (r.validation.ran && std::isfinite(r.validation.nmse)) line += fmt::format("  nmse {:.2g}", r.validation.nmse);
-    if (r.status != CaseStatus::kOk) line += "  (" + r.reason + ")";
-    std::fprintf(options_.progress, "%s\n", line.c_str());
+    std::fprintf(options_.progress, "%s\n", progress_line(done_, cases_.size(), cases_[index], r).c_str());
     std::fflush(options_.progress);
+  }
+}
+
+std::string progress_line(size_t done, size_t total, const SweepCase& c, const CaseResult& r) {
+  std::string line = fmt::format("[{:>{}}/{}] d{} {} {} {} {}", done, std::to_string(total).size(), total,
+                                 c.device_index, r.variant, r.impl, r.dtype, r.label);
+  line += fmt::format("  {}", status_name(r.status));
+  if (r.time) {
+    line += fmt::format("  {}", format_ns(r.time->median));
+    if (r.cost.bytes > 0) line += fmt::format("  {:.2f} GB/s", r.cost.bytes / r.time->median);
+    if (r.cost.flops > 0) line += fmt::format("  {:.2f} GFLOP/s", r.cost.flops / r.time->median);
+  }
+  if (r.validation.ran && std::isfinite(r.validation.nmse)) line += fmt::format("  nmse {:.2g}", r.validation.nmse);
+  if (r.status == CaseStatus::kCompiled) line += fmt::format("  {} pipeline(s)", r.pipelines.size());
+  if (r.status != CaseStatus::kOk && !r.reason.empty()) line += "  (" + r.reason + ")";
+  return line;
+}
+
+CaseResult initial_result(const SweepCase& c) {
+  CaseResult r;
+  r.device = c.device_index;
+  r.variant = c.planned.variant->id();
+  r.params = c.planned.params;
+  r.impl = r.params.impl();
+  r.dtype = r.params.s("dtype");
+  r.id = case_id(c.device_index, *c.planned.variant, r.params);
+  r.label = short_params(*c.planned.variant, r.params, c.planned.explicit_keys);
+  return r;
+}
+
+void compile_sweep(const Instance& instance, ReportWriter& writer, const std::vector<SweepCase>& cases,
+                   FILE* progress) {
+  const RunOptions options;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const SweepCase& c = cases[i];
+    CaseResult r = initial_result(c);
+    const uint64_t errors_before = instance.validation_error_count();
+    if (g_interrupted) {
+      r.status = CaseStatus::kInterrupted;
+      r.reason = "interrupted";
+    } else if (!c.planned.rejected.empty()) {
+      r.status = CaseStatus::kSkipped;
+      r.reason = c.planned.rejected;
+    } else {
+      CaseRun(*c.gpu, *c.planned.variant, options, r).compile();
+    }
+    r.vk_validation_errors = instance.validation_error_count() - errors_before;
+    if (r.vk_validation_errors > 0 && r.status == CaseStatus::kCompiled) {
+      const auto msgs = instance.validation_messages();
+      r.status = CaseStatus::kError;
+      r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
+                             msgs.empty() ? "(see stderr)" : msgs.front());
+    }
+    writer.add(r);
+    writer.flush();
+    if (progress) {
+      std::fprintf(progress, "%s\n", progress_line(i + 1, cases.size(), c, r).c_str());
+      std::fflush(progress);
+    }
   }
 }
 
@@ -213,28 +269,24 @@ void BenchDriver::run(const std::vector<SweepCase>& cases) {
     }
     names_ = gb_names(planned, devices, std::set<uint32_t>(devices.begin(), devices.end()).size() > 1);
   }
+  written_ = 0;
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < cases_.size(); ++i) {
     const SweepCase& c = cases_[i];
     CaseResult& r = results_[i];
-    r.device = c.device_index;
-    r.variant = c.planned.variant->id();
-    r.params = c.planned.params;
-    r.impl = r.params.impl();
-    r.dtype = r.params.s("dtype");
-    r.id = case_id(c.device_index, *c.planned.variant, r.params);
-    r.label = short_params(*c.planned.variant, r.params, c.planned.explicit_keys);
+    r = initial_result(c);
     const std::string& name = names_[i];
     r.benchmark = name;
     index[name] = i;
     auto* b = benchmark::RegisterBenchmark(name.c_str(), [this, i](benchmark::State& st) { body(i, &st); });
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
     if (options_.min_time_s > 0) b->MinTime(options_.min_time_s);
+    if (options_.repetitions > 0) b->Repetitions(options_.repetitions);
   }
   Reporter reporter(*this, index);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::ClearRegisteredBenchmarks();
-  run_.reset();
+  live_.clear();
 }
 
 }  // namespace pebench

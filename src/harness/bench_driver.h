@@ -35,6 +35,7 @@ struct SweepCase {
 struct DriverOptions {
   RunOptions run;
   double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
+  int repetitions = 0;    // > 0: per-case Google Benchmark repetitions (else its flag/default)
   FILE* progress = stderr;  // one line per finished case; nullptr: quiet
   std::map<uint32_t, Roofs> roofs;  // by device index: measured peaks, for each ok result's roofline
   std::vector<std::string> names;   // each case's benchmark name (gb_names); empty: made here
@@ -49,6 +50,16 @@ extern std::atomic<bool> g_interrupted;
 // default it does not have (derived defaults are left out).
 std::string short_params(const Variant& v, const Params& p, const std::vector<std::string>& explicit_keys = {});
 
+// A case's result before it runs: identity, parameters and label.
+CaseResult initial_result(const SweepCase& c);
+// The one-line progress report of a finished case ("[3/12] d0 rope.apply ...").
+std::string progress_line(size_t done, size_t total, const SweepCase& c, const CaseResult& r);
+
+// --compile-only: plans every case and builds its pipelines (CaseRun::compile),
+// executes nothing; results go to the writer in sweep order.
+void compile_sweep(const Instance& instance, ReportWriter& writer, const std::vector<SweepCase>& cases,
+                   FILE* progress);
+
 class BenchDriver {
  public:
   BenchDriver(const Instance& instance, ReportWriter& writer, DriverOptions options);
@@ -58,9 +69,20 @@ class BenchDriver {
 
  private:
   class Reporter;
+  // A case set up and not yet reported. Without repetitions Google Benchmark
+  // reports each case before it starts the next, so one is live at a time;
+  // with --benchmark_enable_random_interleaving every case stays live until
+  // its last repetition, so its setup (and validation) runs once; a
+  // validation-layer error is then counted against every case live when it
+  // was raised.
+  struct Live {
+    std::unique_ptr<CaseRun> run;
+    bool ready = false;
+    uint64_t vk_errors_before = 0;
+  };
   void body(size_t index, void* state);
   void finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message);
-  void start(size_t index);
+  Live& start(size_t index);
 
   const Instance& instance_;
   ReportWriter& writer_;
@@ -68,12 +90,10 @@ class BenchDriver {
   std::vector<SweepCase> cases_;
   std::vector<CaseResult> results_;
   std::vector<std::string> names_;  // benchmark names, by case
-  std::vector<std::vector<std::vector<double>>> invocations_;  // per case: samples of each invocation
+  std::vector<std::vector<std::vector<CaseRun::Sample>>> invocations_;  // per case: samples of each invocation
   std::vector<bool> finished_;
-  size_t current_ = SIZE_MAX;
-  std::unique_ptr<CaseRun> run_;
-  bool ready_ = false;
-  uint64_t vk_errors_before_ = 0;
+  size_t written_ = 0;  // cases 0..written_-1 are in the report
+  std::map<size_t, Live> live_;
   size_t done_ = 0;
 };
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include "harness/dump.h"
 #include "harness/errors.h"
@@ -14,6 +16,12 @@ namespace {
 
 constexpr uint32_t kSetsPerPool = 64;
 
+double process_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
 std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
 
 double host_memory_bytes() {
@@ -23,13 +31,15 @@ double host_memory_bytes() {
 }
 
 // Records a case's dispatches into a command buffer, creating pipelines and
-// descriptor sets as it goes.
+// descriptor sets as it goes; without a command buffer (compile-only) it
+// creates the pipelines and checks the dispatches, and records nothing.
+// Either way each distinct dispatch's pipeline goes into the result.
 class CommandRecorder : public Recorder {
  public:
-  CommandRecorder(GpuContext& ctx, CommandBuffer& cmd, DType storage,
+  CommandRecorder(GpuContext& ctx, CommandBuffer* cmd, CaseResult& result, const std::vector<TensorDesc>& tensors,
                   const std::map<std::string, std::unique_ptr<Buffer>>& buffers,
                   std::vector<std::unique_ptr<DescriptorPool>>& pools)
-      : ctx_(ctx), cmd_(cmd), storage_(storage), buffers_(buffers), pools_(pools) {}
+      : ctx_(ctx), cmd_(cmd), result_(result), tensors_(tensors), buffers_(buffers), pools_(pools) {}
 
   const PhysicalDeviceInfo& device() const override { return ctx_.info(); }
   const DeviceFeatures& enabled() const override { return ctx_.device().enabled(); }
@@ -41,7 +51,14 @@ class CommandRecorder : public Recorder {
     desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
     desc.spec_constants = d.spec_constants;
     desc.required_subgroup_size = d.required_subgroup_size;
-    const ComputePipeline& pipeline = ctx_.pipeline(d.shader, d.storage.value_or(storage_), desc);
+    const DType storage = d.storage.value_or(result_.params.dtype());
+    const ComputePipeline& pipeline = ctx_.pipeline(d.shader, storage, desc);
+    check_groups(d);
+    note_pipeline(d, storage, pipeline);
+    if (!cmd_) {
+      for (const auto& name : d.buffers) tensor_index(d.shader, name);
+      return;
+    }
 
     std::vector<const Buffer*> bound;
     for (const auto& name : d.buffers) {
@@ -49,6 +66,23 @@ class CommandRecorder : public Recorder {
       if (it == buffers_.end()) throw std::logic_error(d.shader + ": no tensor named " + name);
       bound.push_back(it->second.get());
     }
+    if (pools_.empty() || sets_in_last_pool_ == kSetsPerPool) {
+      pools_.push_back(DescriptorPool::Create(ctx_.device(), kSetsPerPool, kSetsPerPool * 16).value());
+      sets_in_last_pool_ = 0;
+    }
+    VkDescriptorSet set = pools_.back()->allocate(pipeline, bound).value();
+    ++sets_in_last_pool_;
+    cmd_->bind(pipeline, set);
+    cmd_->push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
+    cmd_->dispatch(d.groups[0], d.groups[1], d.groups[2]);
+  }
+
+  void barrier() override {
+    if (cmd_) cmd_->compute_barrier();
+  }
+
+ private:
+  void check_groups(const Dispatch& d) const {
     const auto& limits = ctx_.info().limits;
     for (int i = 0; i < 3; ++i) {
       if (d.groups[i] < 1 || d.groups[i] > limits.max_compute_work_group_count[i]) {
@@ -56,23 +90,31 @@ class CommandRecorder : public Recorder {
                                       i, limits.max_compute_work_group_count[i]));
       }
     }
-    if (pools_.empty() || sets_in_last_pool_ == kSetsPerPool) {
-      pools_.push_back(DescriptorPool::Create(ctx_.device(), kSetsPerPool, kSetsPerPool * 16).value());
-      sets_in_last_pool_ = 0;
-    }
-    VkDescriptorSet set = pools_.back()->allocate(pipeline, bound).value();
-    ++sets_in_last_pool_;
-    cmd_.bind(pipeline, set);
-    cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
-    cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
   }
 
-  void barrier() override { cmd_.compute_barrier(); }
+  size_t tensor_index(const std::string& shader, const std::string& name) const {
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+      if (tensors_[i].name == name) return i;
+    }
+    throw std::logic_error(shader + ": no tensor named " + name);
+  }
 
- private:
+  void note_pipeline(const Dispatch& d, DType storage, const ComputePipeline& pipeline) {
+    PipelineRecord rec;
+    rec.shader = d.shader;
+    rec.storage = dtype_name(storage);
+    rec.spec_constants = pipeline.named_spec_constants();
+    rec.local_size = pipeline.local_size();
+    rec.groups = d.groups;
+    rec.stats = pipeline.stats();
+    auto& seen = result_.pipelines;
+    if (std::find(seen.begin(), seen.end(), rec) == seen.end()) seen.push_back(std::move(rec));
+  }
+
   GpuContext& ctx_;
-  CommandBuffer& cmd_;
-  DType storage_;
+  CommandBuffer* cmd_;
+  CaseResult& result_;
+  const std::vector<TensorDesc>& tensors_;
   const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
   std::vector<std::unique_ptr<DescriptorPool>>& pools_;
   uint32_t sets_in_last_pool_ = 0;
@@ -82,21 +124,14 @@ class CommandRecorder : public Recorder {
 
 CaseRun::~CaseRun() {
   // On a lost device the runtime objects leak themselves instead (Device::lost()).
-  if (!ctx_.device().lost()) vkDeviceWaitIdle(ctx_.device().handle());
+  ctx_.device().wait_idle();
 }
 
-bool CaseRun::setup() {
+// Runs `steps`, turning what they throw into the result's status and reason.
+template <typename Steps>
+bool CaseRun::guarded(Steps steps) {
   try {
-    build_and_check();
-    allocate_and_upload();
-    record();
-    validate_and_dump();
-    // Warm-up: clocks, caches and lazy driver work settle before timing.
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < 50; ++i) {
-      time_once();
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= options_.warmup_s) break;
-    }
+    steps();
     return true;
   } catch (const CaseRejected& e) {
     result_.status = CaseStatus::kSkipped;
@@ -113,6 +148,33 @@ bool CaseRun::setup() {
     result_.reason = e.what();
   }
   return false;
+}
+
+bool CaseRun::setup() {
+  return guarded([this] {
+    build_and_check();
+    allocate_and_upload();
+    record();
+    validate_and_dump();
+    // Fault injection re-records after validation, which checks the case's own work.
+    const double slowdown = slowdown_factor(options_.inject_slowdown, result_.variant, result_.impl);
+    if (slowdown > 1) inject(slowdown);
+    // Warm-up: clocks, caches and lazy driver work settle before timing.
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 50; ++i) {
+      time_once();
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= options_.warmup_s) break;
+    }
+  });
+}
+
+bool CaseRun::compile() {
+  return guarded([this] {
+    build_and_check();
+    CommandRecorder rec(ctx_, nullptr, result_, descs_, buffers_, pools_);
+    case_->record(rec);
+    result_.status = CaseStatus::kCompiled;
+  });
 }
 
 void CaseRun::build_and_check() {
@@ -178,7 +240,7 @@ void CaseRun::allocate_and_upload() {
   throw_if_error(fill->submit_and_wait());
 }
 
-void CaseRun::record() {
+void CaseRun::record(int passes) {
   Device& dev = ctx_.device();
   if (dev.info().timestamps_supported()) {
     timestamps_ = TimestampQueryPool::Create(dev, 2).value();
@@ -192,8 +254,8 @@ void CaseRun::record() {
     cmd_->reset_queries(*timestamps_);
     cmd_->write_timestamp(*timestamps_, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
   }
-  CommandRecorder rec(ctx_, *cmd_, result_.params.dtype(), buffers_, pools_);
-  case_->record(rec);
+  CommandRecorder rec(ctx_, cmd_.get(), result_, descs_, buffers_, pools_);
+  record_passes(*case_, rec, passes);
   if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   throw_if_error(cmd_->end());
 }
@@ -221,13 +283,47 @@ void CaseRun::validate_and_dump() {
   host_.clear();  // not needed for timing
 }
 
-double CaseRun::time_once() {
+void CaseRun::inject(double slowdown) {
+  const SlowdownPasses p = slowdown_passes(slowdown);
+  if (p.divisor > 1) {
+    // What a submission costs with nothing timed: the part of a sample the
+    // divisor must leave alone.
+    record(0);
+    std::vector<double> ns, cpu;
+    for (int i = 0; i < kFixedCostSamples; ++i) {
+      const Sample s = raw_sample();
+      ns.push_back(s.ns);
+      cpu.push_back(s.cpu_ns);
+    }
+    fixed_cost_ = {time_stats(ns).median, time_stats(cpu).median};
+  }
+  divisor_ = p.divisor;
+  result_.injected_slowdown = {slowdown, p.passes, p.divisor, fixed_cost_.ns, fixed_cost_.cpu_ns};
+  record(p.passes);
+}
+
+CaseRun::Sample CaseRun::raw_sample() {
+  const double cpu_start = process_cpu_ns();
   const auto start = std::chrono::steady_clock::now();
   throw_if_error(cmd_->submit_and_wait());
   const auto end = std::chrono::steady_clock::now();
-  if (!timestamps_) return std::chrono::duration<double, std::nano>(end - start).count();
-  const auto ticks = timestamps_->results().value();
-  return timestamps_->elapsed_ns(ticks, 0, 1);
+  Sample s;
+  s.cpu_ns = process_cpu_ns() - cpu_start;
+  if (!timestamps_) {
+    s.ns = std::chrono::duration<double, std::nano>(end - start).count();
+  } else {
+    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1);
+  }
+  return s;
+}
+
+CaseRun::Sample CaseRun::time_sample() {
+  Sample s = raw_sample();
+  if (divisor_ > 1) {
+    s.ns = fixed_cost_.ns + (s.ns - fixed_cost_.ns) / divisor_;
+    s.cpu_ns = fixed_cost_.cpu_ns + (s.cpu_ns - fixed_cost_.cpu_ns) / divisor_;
+  }
+  return s;
 }
 
 }  // namespace pebench

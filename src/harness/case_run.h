@@ -8,7 +8,14 @@
 // slow), dumps if asked, and warms up. It sets the result's status and
 // reason; time_once() then gives one GPU-timed execution in nanoseconds
 // (wall-clock around submit+wait where the queue has no timestamps, recorded
-// as such in result.timing).
+// as such in result.timing), and time_sample() that time with the process
+// CPU time the execution took.
+//
+// compile() instead stops after planning: it builds the case, checks it
+// against the device and creates every pipeline the case would dispatch
+// (same planner, spec constants, workgroup sizes, layouts), records them in
+// result.pipelines and executes nothing (status `compiled`). It works on a
+// device that cannot execute.
 #pragma once
 
 #include <map>
@@ -18,6 +25,7 @@
 
 #include "harness/gpu_context.h"
 #include "harness/result.h"
+#include "harness/slowdown.h"
 #include "harness/variant.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
@@ -32,6 +40,7 @@ struct RunOptions {
   uint64_t seed = 0;                 // mixed with the case's parameters
   double reference_budget = 4e8;     // float64 operations allowed for one case's reference
   double warmup_s = 0.02;            // warm-up time after the validation run
+  std::vector<InjectedSlowdown> inject_slowdown;  // test-only fault injection (slowdown.h)
 };
 
 class CaseRun {
@@ -42,13 +51,32 @@ class CaseRun {
 
   // True when the case can be timed (status ok or failed).
   bool setup();
-  // One timed execution, in ns. Throws StatusError on a device failure.
-  double time_once();
+  // Plans and builds the case's pipelines only; true when status is compiled.
+  bool compile();
+  struct Sample {
+    double ns = 0;      // GPU time (or wall-clock, see above)
+    // Process CPU time during submit and wait, all threads. On a CPU device
+    // (lavapipe) this is the device's own work, which other processes' load
+    // delays but does not lengthen; on a GPU, the driver's host overhead.
+    double cpu_ns = 0;
+  };
+  // One timed execution. Throws StatusError on a device failure.
+  Sample time_sample();
+  double time_once() { return time_sample().ns; }
 
  private:
+  template <typename Steps>
+  bool guarded(Steps steps);
   void build_and_check();
   void allocate_and_upload();
-  void record();
+  // Records the timed command buffer: the case's dispatches, `passes` times
+  // over (--inject-slowdown, slowdown.h; 0: none), between the two timestamps.
+  void record(int passes = 1);
+  // --inject-slowdown: measures the fixed cost a divisor must leave alone,
+  // then records the passes.
+  void inject(double slowdown);
+  // One execution as measured; time_sample() applies the injection's divisor.
+  Sample raw_sample();
   void validate_and_dump();
 
   GpuContext& ctx_;
@@ -63,6 +91,10 @@ class CaseRun {
   std::vector<std::unique_ptr<DescriptorPool>> pools_;
   std::unique_ptr<TimestampQueryPool> timestamps_;
   std::unique_ptr<CommandBuffer> cmd_;
+  // --inject-slowdown: a sample is fixed_cost_ + (measured - fixed_cost_) / divisor_.
+  static constexpr int kFixedCostSamples = 31;
+  int divisor_ = 1;
+  Sample fixed_cost_;  // an empty timed submission's medians
 };
 
 }  // namespace pebench

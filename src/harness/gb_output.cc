@@ -213,6 +213,7 @@ GbFlags parse_gb_flags(const std::vector<std::string>& args) {
       gb_filter_matches(f.filter, "");  // a bad expression is bad input now, not later
     } else {
       f.min_time_given = f.min_time_given || a.rfind("--benchmark_min_time", 0) == 0;
+      f.repetitions_given = f.repetitions_given || a.rfind("--benchmark_repetitions", 0) == 0;
       f.passthrough.push_back(a);
     }
   }
@@ -246,21 +247,19 @@ std::vector<std::string> gb_names(const std::vector<PlannedCase>& cases, const s
   return names;
 }
 
-FilteredCases filter_cases(const std::vector<PlannedCase>& planned, const std::vector<uint32_t>& devices,
-                           const std::string& filter) {
-  std::vector<PlannedCase> all;
-  std::vector<uint32_t> all_devices;
-  for (uint32_t d : devices) {
-    for (const auto& pc : planned) {
-      all.push_back(pc);
-      all_devices.push_back(d);
-    }
+FilteredCases filter_cases(const std::vector<std::pair<uint32_t, PlannedCase>>& planned, const std::string& filter) {
+  std::vector<PlannedCase> cases;
+  std::vector<uint32_t> devices;
+  for (const auto& [device, pc] : planned) {
+    devices.push_back(device);
+    cases.push_back(pc);
   }
-  const auto names = gb_names(all, all_devices, devices.size() > 1);
+  const bool several = std::set<uint32_t>(devices.begin(), devices.end()).size() > 1;
+  const auto names = gb_names(cases, devices, several);
   FilteredCases out;
-  for (size_t i = 0; i < all.size(); ++i) {
+  for (size_t i = 0; i < planned.size(); ++i) {
     if (!gb_filter_matches(filter, names[i])) continue;
-    out.cases.emplace_back(all_devices[i], &planned[i % planned.size()]);
+    out.cases.push_back(planned[i]);
     out.names.push_back(names[i]);
   }
   return out;

@@ -36,7 +36,7 @@ struct GbFlags {
   bool display_aggregates_only = false;  // stdout only
   bool list_tests = false;
   std::string filter;            // "" or "all": every case; "-REGEX": all but
-  bool min_time_given = false;
+  bool min_time_given = false, repetitions_given = false;
   std::vector<std::string> passthrough;  // for benchmark::Initialize (min_time, repetitions, ...)
 };
 
@@ -58,14 +58,13 @@ bool gb_filter_matches(const std::string& filter, const std::string& name);
 std::vector<std::string> gb_names(const std::vector<PlannedCase>& cases, const std::vector<uint32_t>& devices,
                                   bool device_prefix);
 
-// The cases of `planned` on every device of `devices` whose names pass
-// `filter`, device by device, with their names.
+// The cases planned for each device (device index, case), in order, whose
+// names pass `filter`, with their names.
 struct FilteredCases {
-  std::vector<std::pair<uint32_t, const PlannedCase*>> cases;  // (device index, case)
+  std::vector<std::pair<uint32_t, PlannedCase>> cases;  // (device index, case)
   std::vector<std::string> names;
 };
-FilteredCases filter_cases(const std::vector<PlannedCase>& planned, const std::vector<uint32_t>& devices,
-                           const std::string& filter);
+FilteredCases filter_cases(const std::vector<std::pair<uint32_t, PlannedCase>>& planned, const std::string& filter);
 
 // Google Benchmark context entries (every format prints them) for one
 // device of the report (device_json): its name and driver; with several

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "harness/build_info.h"
+#include "harness/errors.h"
 
 namespace pebench {
 
@@ -74,6 +75,11 @@ nlohmann::json device_json(const PhysicalDeviceInfo& d) {
                                         l.max_compute_work_group_count[2]}},
       {"max_storage_buffer_range", l.max_storage_buffer_range},
       {"max_push_constants_size", l.max_push_constants_size},
+      {"max_per_stage_descriptor_storage_buffers", l.max_per_stage_descriptor_storage_buffers},
+      {"max_bound_descriptor_sets", l.max_bound_descriptor_sets},
+      {"max_uniform_buffer_range", l.max_uniform_buffer_range},
+      {"max_per_stage_resources", l.max_per_stage_resources},
+      {"min_storage_buffer_offset_alignment", l.min_storage_buffer_offset_alignment},
       {"max_memory_allocation_size", l.max_memory_allocation_size},
       {"device_local_heap_bytes", d.device_local_heap_bytes},
       {"subgroup_size_min", d.subgroup.min_size},
@@ -87,10 +93,35 @@ nlohmann::json device_json(const PhysicalDeviceInfo& d) {
       {"shader_int64", f.shader_int64},                   {"shader_float64", f.shader_float64},
       {"unified_memory", d.has_unified_memory},           {"timestamps", d.timestamps_supported()},
       {"subgroup_operations", d.subgroup.supported_operations},
+      {"pipeline_executable_info", f.pipeline_executable_info},
+      {"subgroup_operation_names", subgroup_operation_names(d.subgroup.supported_operations)},
+      {"integer_dot_product", f.integer_dot_product},
+      {"integer_dot_product_4x8_accelerated", f.integer_dot_product_4x8_accelerated},
+      {"cooperative_matrix", f.cooperative_matrix},
+      {"bfloat16", f.bfloat16},
   };
+  nlohmann::json heaps = nlohmann::json::array();
+  for (size_t h = 0; h < d.memory_heaps.size(); ++h) {
+    heaps.push_back({{"index", h}, {"size", d.memory_heaps[h].size},
+                     {"flags", memory_heap_flag_names(d.memory_heaps[h].flags)}});
+  }
+  nlohmann::json types = nlohmann::json::array();
+  for (size_t t = 0; t < d.memory_types.size(); ++t) {
+    types.push_back({{"index", t}, {"heap", d.memory_types[t].heap},
+                     {"flags", memory_property_names(d.memory_types[t].flags)}});
+  }
   return {{"index", d.index},
           {"name", d.name},
+          {"profile", d.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.profile)},
           {"vendor_id", d.vendor_id},
+          {"vendor", vendor_name(d.vendor_id)},
+          {"device_uuid", uuid_string(d.device_uuid)},
+          {"driver_uuid", uuid_string(d.driver_uuid)},
+          {"pipeline_cache_uuid", uuid_string(d.pipeline_cache_uuid)},
+          {"conformance_version", d.conformance_version.empty() ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(d.conformance_version)},
+          {"memory_heaps", heaps},
+          {"memory_types", types},
           {"device_id", d.device_id},
           {"device_type", device_type_name(d.type)},
           {"driver_id", static_cast<int>(d.driver_id)},
@@ -113,6 +144,23 @@ std::string iso8601_now() {
   return buf;
 }
 
+namespace {
+
+// The permission bits the new file gets: those of the file it replaces, else
+// 0644. rename() replaces a read-only file as readily as any other (and the
+// new one would come back writable), so a read-only target is refused.
+mode_t replaceable_mode(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0644;
+  // No write bit for anyone, or none for us: root has access() to everything.
+  if ((st.st_mode & 0222) == 0 || ::access(path.c_str(), W_OK) != 0) {
+    throw UsageError(fmt::format("{} is read-only; not replacing it", path));
+  }
+  return st.st_mode & 07777;
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const fs::path target(path);
@@ -121,9 +169,11 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw std::runtime_error(fmt::format("cannot create directory {}: {}", target.parent_path().string(), ec.message()));
   }
+  const mode_t mode = replaceable_mode(path);
   const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  ::fchmod(fd, mode);  // best effort: a failure leaves 0644, as for a new file
   size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);

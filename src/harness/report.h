@@ -22,8 +22,9 @@ std::string iso8601_now();
 
 // Writes `content` to `path` via a temporary file in the same directory,
 // fsync and rename: readers see the old file or the new one, never a torn
-// one. Creates missing parent directories. Throws std::runtime_error naming
-// the path and the OS error.
+// one. Creates missing parent directories. Throws UsageError when `path` is
+// a read-only file (it is left as it is), else std::runtime_error naming the
+// path and the OS error. A replaced file keeps its permission bits.
 void write_file_atomic(const std::string& path, const std::string& content);
 
 class ReportWriter {

@@ -18,18 +18,36 @@ const char* status_name(CaseStatus s) {
       return "unsupported";
     case CaseStatus::kError:
       return "error";
+    case CaseStatus::kCompiled:
+      return "compiled";
+    case CaseStatus::kInterrupted:
+      return "interrupted";
   }
   return "error";
 }
 
-TimeStats time_stats(std::vector<double> samples) {
+namespace {
+
+double median_of_sorted(const std::vector<double>& v) {
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples) {
   TimeStats t;
   t.samples = samples;
+  t.cpu_samples = cpu_samples;
+  if (!cpu_samples.empty()) {
+    std::sort(cpu_samples.begin(), cpu_samples.end());
+    t.cpu_median = median_of_sorted(cpu_samples);
+  }
   std::sort(samples.begin(), samples.end());
   const size_t n = samples.size();
   t.min = samples.front();
   t.max = samples.back();
-  t.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  t.median = median_of_sorted(samples);
   t.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
   double var = 0;
   for (double s : samples) var += (s - t.mean) * (s - t.mean);
@@ -48,6 +66,20 @@ nlohmann::json params_to_json(const Params& p) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : p.values()) {
     std::visit([&j, &k = k](const auto& x) { j[k] = x; }, v);
+  }
+  return j;
+}
+
+nlohmann::json pipeline_to_json(const PipelineRecord& p) {
+  nlohmann::json spec = nlohmann::json::object();
+  for (const auto& [name, value] : p.spec_constants) spec[name] = value;
+  nlohmann::json j = {{"shader", p.shader},         {"storage", p.storage},
+                      {"spec_constants", spec},     {"local_size", p.local_size},
+                      {"groups", p.groups}};
+  if (!p.stats.empty()) {
+    nlohmann::json stats = nlohmann::json::object();
+    for (const auto& [name, value] : p.stats) stats[name] = number(value);
+    j["stats"] = stats;
   }
   return j;
 }
@@ -71,6 +103,11 @@ nlohmann::json result_to_json(const CaseResult& r) {
   } else {
     j["time_ns"] = nullptr;
     j["timing"] = nullptr;
+  }
+  if (r.time && !r.time->cpu_samples.empty()) {
+    j["cpu_ns"] = {{"median", r.time->cpu_median}, {"samples", r.time->cpu_samples}};
+  } else {
+    j["cpu_ns"] = nullptr;
   }
   j["bytes"] = r.cost.bytes;
   j["flops"] = r.cost.flops;
@@ -99,6 +136,13 @@ nlohmann::json result_to_json(const CaseResult& r) {
   }
   j["vk_validation_errors"] = r.vk_validation_errors;
   j["roofline"] = r.roofline ? roofline_to_json(*r.roofline) : nlohmann::json(nullptr);
+  j["pipelines"] = nlohmann::json::array();
+  for (const auto& p : r.pipelines) j["pipelines"].push_back(pipeline_to_json(p));
+  if (r.injected_slowdown) {
+    const auto& s = *r.injected_slowdown;
+    j["inject_slowdown"] = {{"factor", s.factor},     {"passes", s.passes},           {"divisor", s.divisor},
+                            {"fixed_ns", s.fixed_ns}, {"fixed_cpu_ns", s.fixed_cpu_ns}};
+  }
   return j;
 }
 

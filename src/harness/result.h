@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,15 +17,36 @@
 
 namespace pebench {
 
-enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError };
+// kSkipped: the variant rejects these parameters; kInterrupted: the sweep
+// was stopped (Ctrl-C) before the case ran, so nothing is known about it;
+// kCompiled: --compile-only planned the case and built its pipelines, and
+// ran nothing.
+enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError, kInterrupted, kCompiled };
 const char* status_name(CaseStatus s);
 
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0;
   std::vector<double> samples;  // ns, in measurement order
+  // The process CPU time of each sample (CaseRun::Sample), same order; may be empty.
+  std::vector<double> cpu_samples;
+  double cpu_median = 0;
 };
-// Statistics of `samples` (must be non-empty).
-TimeStats time_stats(std::vector<double> samples);
+// Statistics of `samples` (must be non-empty) and the CPU times beside them.
+TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples = {});
+
+// One pipeline a case dispatched, as interface.md "pipelines" describes it.
+struct PipelineRecord {
+  std::string shader;   // file stem, e.g. "attn_flash_nope"
+  std::string storage;  // the shader build: "f32" or "f16"
+  std::vector<std::pair<std::string, uint32_t>> spec_constants;  // named, in constant_id order
+  std::array<uint32_t, 3> local_size{1, 1, 1};
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  std::vector<std::pair<std::string, double>> stats;  // the driver's own names; empty without the extension
+  bool operator==(const PipelineRecord& o) const {
+    return shader == o.shader && storage == o.storage && spec_constants == o.spec_constants &&
+           local_size == o.local_size && groups == o.groups;
+  }
+};
 
 struct CaseResult {
   uint32_t device = 0;
@@ -43,9 +65,21 @@ struct CaseResult {
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
   std::optional<Roofline> roofline;  // ok and timed, on a device whose peak was measured
+  std::vector<PipelineRecord> pipelines;  // each distinct dispatch once, in recording order
+  // --inject-slowdown (slowdown.h): the factor asked for, the passes
+  // recorded, the divisor applied to every sample and the fixed cost the
+  // divisor left alone (an empty submission's GPU and CPU time); absent for
+  // an honest measurement.
+  struct Slowdown {
+    double factor = 1;
+    int passes = 1, divisor = 1;
+    double fixed_ns = 0, fixed_cpu_ns = 0;
+  };
+  std::optional<Slowdown> injected_slowdown;
 };
 
 nlohmann::json params_to_json(const Params& p);
 nlohmann::json result_to_json(const CaseResult& r);
+nlohmann::json pipeline_to_json(const PipelineRecord& p);
 
 }  // namespace pebench

@@ -21,6 +21,8 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const
   VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
   VkPhysicalDeviceSubgroupSizeControlFeatures sizectl{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   void** tail = &feats2.pNext;
   auto chain = [&tail](auto& s) {
     *tail = &s;
@@ -49,6 +51,11 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const
     sizectl.computeFullSubgroups = on.compute_full_subgroups = has.compute_full_subgroups;
     chain(sizectl);
   }
+  if (has.pipeline_executable_info) {
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    exec_props.pipelineExecutableInfo = on.pipeline_executable_info = true;
+    chain(exec_props);
+  }
   // Portability drivers (MoltenVK) require this extension to be enabled.
   if (info.has_extension("VK_KHR_portability_subset")) extensions.push_back("VK_KHR_portability_subset");
 
@@ -75,16 +82,29 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   PB_VK_RETURN_IF_ERROR(vkCreatePipelineCache(self->device_, &cache, nullptr, &self->pipeline_cache_));
 
+  // A device without fences cannot execute (Mesa's null hardware devices,
+  // RADV_FORCE_FAMILY): it still compiles pipelines, which is what
+  // --compile-only needs, so it is opened and says why it cannot run.
   VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  PB_VK_RETURN_IF_ERROR(vkCreateFence(self->device_, &fence, nullptr, &self->fence_));
+  if (VkResult r = vkCreateFence(self->device_, &fence, nullptr, &self->fence_); r != VK_SUCCESS) {
+    self->fence_ = VK_NULL_HANDLE;
+    self->cannot_execute_ = fmt::format("it cannot execute work (vkCreateFence: {})", vk_result_name(r));
+  }
   (void)instance;
   return self;
+}
+
+void Device::wait_idle() const {
+  // Nothing ever submitted: nothing to wait for, and a device that cannot
+  // execute (or one half made) must not be called into.
+  if (device_ == VK_NULL_HANDLE || lost_ || !submitted_) return;
+  vkDeviceWaitIdle(device_);
 }
 
 Device::~Device() {
   if (device_ == VK_NULL_HANDLE) return;
   if (lost_) return;  // work may still be running: leaking beats destroying it (or hanging in vkDeviceWaitIdle)
-  vkDeviceWaitIdle(device_);
+  wait_idle();
   if (fence_) vkDestroyFence(device_, fence_, nullptr);
   if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
@@ -104,18 +124,30 @@ uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags requ
   return fallback;
 }
 
+namespace {
+// Seconds to a fence timeout without float-to-integer overflow (undefined
+// behaviour for NaN or past 2^64 ns): NaN and anything that large wait
+// without limit, zero or less not at all.
+uint64_t timeout_ns(double seconds) {
+  const double ns = seconds * 1e9;
+  if (!(ns < 18446744073709551616.0)) return UINT64_MAX;  // also NaN
+  return ns > 0 ? static_cast<uint64_t>(ns) : 0;
+}
+}  // namespace
+
 Status Device::submit_and_wait(VkCommandBuffer cmd) const {
   if (lost_) {
     return Status::error("the device is unusable after an earlier timeout or device loss", VK_ERROR_DEVICE_LOST);
   }
+  if (!can_execute()) return Status::error("the device " + cannot_execute_, VK_ERROR_FEATURE_NOT_PRESENT);
+  submitted_ = true;
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
   PB_VK_RETURN_IF_ERROR(vkResetFences(device_, 1, &fence_));
   VkResult r = vkQueueSubmit(queue_, 1, &submit, fence_);
   if (r == VK_SUCCESS) {
-    const auto timeout_ns = static_cast<uint64_t>(submit_timeout_s_ * 1e9);
-    r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns);
+    r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns(submit_timeout_s_));
   }
   if (r == VK_TIMEOUT) {
     lost_ = true;

@@ -5,7 +5,11 @@
 // Contract: Create() enables exactly these features when the physical device
 // has them: storageBuffer16BitAccess (f16 storage), shaderFloat16 and
 // shaderInt8, storageBuffer8BitAccess, subgroupSizeControl and
-// computeFullSubgroups, shaderInt64. It works on Vulkan 1.1 devices (the
+// computeFullSubgroups, shaderInt64, pipelineExecutableInfo. A device whose
+// driver compiles but cannot execute (no fence: Mesa's null hardware) is
+// still created: can_execute() says so and every submission fails. Nothing
+// ever calls into the driver to wait on a device that never ran work, so a
+// failure part-way through Create() releases what was made safely. It works on Vulkan 1.1 devices (the
 // 1.2/1.3 features come from their KHR/EXT extensions there). enabled()
 // reports what was enabled; kernels must check it. The Device must outlive
 // every object created from it.
@@ -14,6 +18,7 @@
 #include <volk.h>
 
 #include <memory>
+#include <string>
 
 #include "runtime/instance.h"
 #include "runtime/physical_device.h"
@@ -52,6 +57,11 @@ class Device {
   void set_submit_timeout(double seconds) { submit_timeout_s_ = seconds; }
   double submit_timeout() const { return submit_timeout_s_; }
   bool lost() const { return lost_; }
+  bool can_execute() const { return cannot_execute_.empty(); }
+  // Why it cannot execute ("it cannot execute work (vkCreateFence: ...)"); empty when it can.
+  const std::string& cannot_execute_reason() const { return cannot_execute_; }
+  // vkDeviceWaitIdle, where work was ever submitted and the device is not lost.
+  void wait_idle() const;
 
  private:
   explicit Device(const PhysicalDeviceInfo& info) : info_(info) {}
@@ -65,6 +75,8 @@ class Device {
   VkFence fence_ = VK_NULL_HANDLE;
   double submit_timeout_s_ = 120.0;
   mutable bool lost_ = false;
+  mutable bool submitted_ = false;
+  std::string cannot_execute_;
 };
 
 }  // namespace pebench

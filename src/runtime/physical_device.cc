@@ -6,6 +6,87 @@
 
 namespace pebench {
 
+const char* vendor_name(uint32_t vendor_id) {
+  switch (vendor_id) {
+    case 0x1002: return "AMD";
+    case 0x1010: return "Imagination";
+    case 0x10DE: return "NVIDIA";
+    case 0x13B5: return "ARM";
+    case 0x14E4: return "Broadcom";
+    case 0x5143: return "Qualcomm";
+    case 0x8086: return "Intel";
+    case 0x106B: return "Apple";
+    case 0x144D: return "Samsung";
+    case 0x19E5: return "Huawei";
+    case 0x1AE0: return "Google";
+    case 0x1E0F: return "Moore Threads";
+    case 0x0000: return "unknown";
+    // Khronos-assigned vendor ids (VkVendorId) for vendors without a PCI id.
+    case VK_VENDOR_ID_VIV: return "Vivante";
+    case VK_VENDOR_ID_VSI: return "VeriSilicon";
+    case VK_VENDOR_ID_KAZAN: return "Kazan (software)";
+    case VK_VENDOR_ID_CODEPLAY: return "Codeplay";
+    case VK_VENDOR_ID_MESA: return "Mesa software";
+    case VK_VENDOR_ID_POCL: return "PoCL";
+    case 0x10007: return "Mobileye";  // VK_VENDOR_ID_MOBILEYE (headers after 1.3.239)
+    default: return "unknown";
+  }
+}
+
+namespace {
+std::vector<std::string> flag_names(uint32_t flags, std::initializer_list<std::pair<uint32_t, const char*>> names) {
+  std::vector<std::string> out;
+  for (const auto& [bit, name] : names) {
+    if (flags & bit) {
+      out.push_back(name);
+      flags &= ~bit;
+    }
+  }
+  for (uint32_t bit = 1; bit != 0; bit <<= 1) {
+    if (flags & bit) out.push_back(fmt::format("0x{:x}", bit));
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> subgroup_operation_names(uint32_t flags) {
+  return flag_names(flags, {{VK_SUBGROUP_FEATURE_BASIC_BIT, "basic"},
+                            {VK_SUBGROUP_FEATURE_VOTE_BIT, "vote"},
+                            {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "arithmetic"},
+                            {VK_SUBGROUP_FEATURE_BALLOT_BIT, "ballot"},
+                            {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "shuffle"},
+                            {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "shuffle_relative"},
+                            {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "clustered"},
+                            {VK_SUBGROUP_FEATURE_QUAD_BIT, "quad"},
+                            {VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV, "partitioned_nv"}});
+}
+
+std::vector<std::string> memory_heap_flag_names(uint32_t flags) {
+  return flag_names(flags, {{VK_MEMORY_HEAP_DEVICE_LOCAL_BIT, "device_local"},
+                            {VK_MEMORY_HEAP_MULTI_INSTANCE_BIT, "multi_instance"}});
+}
+
+std::vector<std::string> memory_property_names(uint32_t flags) {
+  return flag_names(flags, {{VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "device_local"},
+                            {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "host_visible"},
+                            {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "host_coherent"},
+                            {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "host_cached"},
+                            {VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT, "lazily_allocated"},
+                            {VK_MEMORY_PROPERTY_PROTECTED_BIT, "protected"},
+                            {VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD, "device_coherent_amd"},
+                            {VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD, "device_uncached_amd"},
+                            {VK_MEMORY_PROPERTY_RDMA_CAPABLE_BIT_NV, "rdma_capable_nv"}});
+}
+
+std::string uuid_string(const uint8_t (&u)[VK_UUID_SIZE]) {
+  std::string out;
+  for (uint32_t i = 0; i < VK_UUID_SIZE; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += fmt::format("{:02x}", u[i]);
+  }
+  return out;
+}
+
 const char* device_type_name(VkPhysicalDeviceType type) {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -35,6 +116,15 @@ std::string driver_version_string(uint32_t vendor_id, VkDriverId driver_id, uint
   return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
+namespace {
+// Appends `s` to a pNext chain whose last pNext is *tail.
+template <typename T>
+void chain(void**& tail, T& s) {
+  *tail = &s;
+  tail = &s.pNext;
+}
+}  // namespace
+
 StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index) {
   PhysicalDeviceInfo info;
   info.index = index;
@@ -55,6 +145,8 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   const bool has_size_control = v13 || info.has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   const bool has_f16i8 = v12 || info.has_extension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   const bool has_8bit = v12 || info.has_extension(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+  const bool v11 = base.apiVersion >= VK_API_VERSION_1_1;
+  const bool has_dot = v13 || info.has_extension(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
 
   // Properties, chaining only what this device knows.
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -66,14 +158,13 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   props2.pNext = &subgroup;
   subgroup.pNext = &maint3;
   void** tail = &maint3.pNext;
-  if (has_driver_props) {
-    *tail = &driver;
-    tail = &driver.pNext;
-  }
-  if (has_size_control) {
-    *tail = &size_control;
-    tail = &size_control.pNext;
-  }
+  if (has_driver_props) chain(tail, driver);
+  if (has_size_control) chain(tail, size_control);
+  VkPhysicalDeviceIDProperties ids{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  if (v11) chain(tail, ids);
+  VkPhysicalDeviceShaderIntegerDotProductProperties dot_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
+  if (has_dot) chain(tail, dot_props);
   vkGetPhysicalDeviceProperties2(device, &props2);
 
   const VkPhysicalDeviceProperties& p = props2.properties;
@@ -82,8 +173,14 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   info.device_id = p.deviceID;
   info.type = p.deviceType;
   info.driver_version_raw = p.driverVersion;
-  std::copy(std::begin(p.pipelineCacheUUID), std::end(p.pipelineCacheUUID), std::begin(info.device_uuid));
+  std::copy(std::begin(p.pipelineCacheUUID), std::end(p.pipelineCacheUUID), std::begin(info.pipeline_cache_uuid));
+  if (v11) {
+    std::copy(std::begin(ids.deviceUUID), std::end(ids.deviceUUID), std::begin(info.device_uuid));
+    std::copy(std::begin(ids.driverUUID), std::end(ids.driverUUID), std::begin(info.driver_uuid));
+  }
   if (has_driver_props) {
+    const VkConformanceVersion& c = driver.conformanceVersion;
+    info.conformance_version = fmt::format("{}.{}.{}.{}", c.major, c.minor, c.subminor, c.patch);
     info.driver_id = driver.driverID;
     info.driver_name = driver.driverName;
     info.driver_info = driver.driverInfo;
@@ -109,6 +206,9 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   info.limits.max_push_constants_size = l.maxPushConstantsSize;
   info.limits.min_storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
   info.limits.max_per_stage_descriptor_storage_buffers = l.maxPerStageDescriptorStorageBuffers;
+  info.limits.max_bound_descriptor_sets = l.maxBoundDescriptorSets;
+  info.limits.max_uniform_buffer_range = l.maxUniformBufferRange;
+  info.limits.max_per_stage_resources = l.maxPerStageResources;
   info.limits.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
   info.limits.timestamp_period = l.timestampPeriod;
 
@@ -121,19 +221,27 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   feats2.pNext = &f16storage;
   tail = &f16storage.pNext;
-  if (has_f16i8) {
-    *tail = &f16i8;
-    tail = &f16i8.pNext;
-  }
-  if (has_8bit) {
-    *tail = &s8;
-    tail = &s8.pNext;
-  }
-  if (has_size_control) {
-    *tail = &sizectl;
-    tail = &sizectl.pNext;
-  }
+  if (has_f16i8) chain(tail, f16i8);
+  if (has_8bit) chain(tail, s8);
+  if (has_size_control) chain(tail, sizectl);
+  const bool has_exec_props = info.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (has_exec_props) chain(tail, exec_props);
+  VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  if (has_dot) chain(tail, dot);
   vkGetPhysicalDeviceFeatures2(device, &feats2);
+  info.features.integer_dot_product = has_dot && dot.shaderIntegerDotProduct;
+  info.features.integer_dot_product_4x8_accelerated =
+      info.features.integer_dot_product && (dot_props.integerDotProduct4x8BitPackedSignedAccelerated ||
+                                            dot_props.integerDotProduct4x8BitPackedUnsignedAccelerated);
+  // Debian 12's Vulkan headers (1.3.239) predate VK_KHR_cooperative_matrix
+  // and VK_KHR_shader_bfloat16, so their feature structs cannot be chained
+  // here: the extension being advertised is what is recorded.
+  info.features.cooperative_matrix =
+      info.has_extension("VK_KHR_cooperative_matrix") || info.has_extension("VK_NV_cooperative_matrix");
+  info.features.bfloat16 = info.has_extension("VK_KHR_shader_bfloat16");
   info.features.storage_buffer_16bit = f16storage.storageBuffer16BitAccess;
   info.features.shader_float16 = has_f16i8 && f16i8.shaderFloat16;
   info.features.shader_int8 = has_f16i8 && f16i8.shaderInt8;
@@ -142,6 +250,7 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   info.features.compute_full_subgroups = has_size_control && sizectl.computeFullSubgroups;
   info.features.shader_int64 = feats2.features.shaderInt64;
   info.features.shader_float64 = feats2.features.shaderFloat64;
+  info.features.pipeline_executable_info = has_exec_props && exec_props.pipelineExecutableInfo;
 
   // Compute queue: prefer a compute-only family (async compute), else any with compute.
   uint32_t qcount = 0;
@@ -166,6 +275,12 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
 
   VkPhysicalDeviceMemoryProperties mem{};
   vkGetPhysicalDeviceMemoryProperties(device, &mem);
+  for (uint32_t h = 0; h < mem.memoryHeapCount; ++h) {
+    info.memory_heaps.push_back({mem.memoryHeaps[h].size, mem.memoryHeaps[h].flags});
+  }
+  for (uint32_t t = 0; t < mem.memoryTypeCount; ++t) {
+    info.memory_types.push_back({mem.memoryTypes[t].heapIndex, mem.memoryTypes[t].propertyFlags});
+  }
   for (uint32_t h = 0; h < mem.memoryHeapCount; ++h) {
     if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
       info.device_local_heap_bytes = std::max<uint64_t>(info.device_local_heap_bytes, mem.memoryHeaps[h].size);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "runtime/status.h"
 
@@ -27,6 +28,11 @@ struct DeviceFeatures {
   bool compute_full_subgroups = false;
   bool shader_int64 = false;
   bool shader_float64 = false;
+  bool pipeline_executable_info = false;  // VK_KHR_pipeline_executable_properties: the compiler's statistics
+  bool integer_dot_product = false;       // VK_KHR_shader_integer_dot_product (core 1.3)
+  bool integer_dot_product_4x8_accelerated = false;  // integerDotProduct4x8BitPacked{Signed,Unsigned}Accelerated
+  bool cooperative_matrix = false;        // VK_KHR_cooperative_matrix::cooperativeMatrix
+  bool bfloat16 = false;                  // VK_KHR_shader_bfloat16::shaderBFloat16Type (headers permitting)
 };
 
 struct DeviceLimits {
@@ -38,6 +44,9 @@ struct DeviceLimits {
   uint32_t max_push_constants_size = 0;
   uint64_t min_storage_buffer_offset_alignment = 0;
   uint32_t max_per_stage_descriptor_storage_buffers = 0;
+  uint32_t max_bound_descriptor_sets = 0;
+  uint32_t max_uniform_buffer_range = 0;
+  uint32_t max_per_stage_resources = 0;
   uint64_t max_memory_allocation_size = 0;  // Vulkan 1.1 maintenance3
   float timestamp_period = 0;               // nanoseconds per tick, as reported
 };
@@ -48,6 +57,15 @@ struct SubgroupInfo {
   uint32_t max_size = 0;
   uint32_t supported_operations = 0;  // VkSubgroupFeatureFlags
   bool supported_in_compute = false;
+};
+
+struct MemoryHeap {
+  uint64_t size = 0;
+  uint32_t flags = 0;  // VkMemoryHeapFlags
+};
+struct MemoryType {
+  uint32_t heap = 0;
+  uint32_t flags = 0;  // VkMemoryPropertyFlags
 };
 
 struct PhysicalDeviceInfo {
@@ -62,7 +80,12 @@ struct PhysicalDeviceInfo {
   VkDriverId driver_id = static_cast<VkDriverId>(0);
   std::string driver_name;
   std::string driver_info;
-  uint8_t device_uuid[VK_UUID_SIZE] = {};
+  uint8_t device_uuid[VK_UUID_SIZE] = {};          // VkPhysicalDeviceIDProperties::deviceUUID
+  uint8_t driver_uuid[VK_UUID_SIZE] = {};          // ...::driverUUID
+  uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};  // VkPhysicalDeviceProperties::pipelineCacheUUID
+  std::string conformance_version;                 // "1.3.6.0"; empty: no VK_KHR_driver_properties
+  std::vector<MemoryHeap> memory_heaps;
+  std::vector<MemoryType> memory_types;
   SubgroupInfo subgroup;
   DeviceFeatures features;
   DeviceLimits limits;
@@ -72,6 +95,7 @@ struct PhysicalDeviceInfo {
   uint32_t timestamp_valid_bits = 0;  // of the compute queue family; 0 = no timestamps
   uint64_t device_local_heap_bytes = 0;  // the largest device-local heap
   bool has_unified_memory = false;       // a device-local, host-visible, coherent type
+  std::string profile;                   // the --emulate profile this view follows; empty: the device itself
 
   bool has_extension(const char* name) const { return extensions.count(name) != 0; }
   bool timestamps_supported() const {
@@ -81,6 +105,25 @@ struct PhysicalDeviceInfo {
 
 // Queries everything above. `index` is the device's position in the loader's list.
 StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index);
+
+// The vendor behind a PCI or Khronos vendor id: "AMD", "NVIDIA", "Intel",
+// "ARM", "Qualcomm", "Imagination", "Apple", "Broadcom", "Samsung", "Huawei",
+// "Mesa software" (lavapipe/llvmpipe: Mesa's id 0x10005), ...; unknown ids:
+// "unknown".
+const char* vendor_name(uint32_t vendor_id);
+
+// VkSubgroupFeatureFlags as names ("basic", "vote", "arithmetic", "ballot",
+// "shuffle", "shuffle_relative", "clustered", "quad", ...).
+std::vector<std::string> subgroup_operation_names(uint32_t flags);
+
+// VkMemoryHeapFlags / VkMemoryPropertyFlags as names ("device_local",
+// "multi_instance"; "device_local", "host_visible", "host_coherent",
+// "host_cached", "lazily_allocated", "protected", ...).
+std::vector<std::string> memory_heap_flag_names(uint32_t flags);
+std::vector<std::string> memory_property_names(uint32_t flags);
+
+// 16 bytes as the canonical 8-4-4-4-12 lowercase hex UUID.
+std::string uuid_string(const uint8_t (&uuid)[VK_UUID_SIZE]);
 
 // "discrete", "integrated", "virtual", "cpu" or "other".
 const char* device_type_name(VkPhysicalDeviceType type);

@@ -5,6 +5,77 @@
 #include "runtime/buffer.h"
 
 namespace pebench {
+namespace {
+
+// Every constant the shader declares must come from the host: a missing id
+// means the two sides disagree on the interface.
+Status check_spec_constants(const SpirvReflection& shader, const PipelineDesc& desc) {
+  for (const auto& [id, info] : shader.spec_constants) {
+    if (id >= desc.spec_constants.size()) {
+      return Status::error(fmt::format("{}: the shader declares spec constant {} ({}), the host sets {} (ids 0..{})",
+                                       desc.name, id, shader.spec_name(id), desc.spec_constants.size(),
+                                       static_cast<int>(desc.spec_constants.size()) - 1),
+                           VK_ERROR_INITIALIZATION_FAILED);
+    }
+  }
+  return Status();
+}
+
+Status check_local_size(const std::array<uint32_t, 3>& size, const DeviceLimits& limits, const std::string& name) {
+  const uint64_t total = uint64_t{size[0]} * size[1] * size[2];
+  if (total == 0) return Status::error(fmt::format("{}: workgroup size 0", name), VK_ERROR_INITIALIZATION_FAILED);
+  if (total > limits.max_compute_work_group_invocations) {
+    return Status::error(fmt::format("{}: {} invocations per workgroup, more than maxComputeWorkGroupInvocations ({})",
+                                     name, total, limits.max_compute_work_group_invocations),
+                         VK_ERROR_FEATURE_NOT_PRESENT);
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (size[k] > limits.max_compute_work_group_size[k]) {
+      return Status::error(fmt::format("{}: workgroup size {} in dimension {}, more than maxComputeWorkGroupSize ({})",
+                                       name, size[k], k, limits.max_compute_work_group_size[k]),
+                           VK_ERROR_FEATURE_NOT_PRESENT);
+    }
+  }
+  return Status();
+}
+
+double statistic_value(const VkPipelineExecutableStatisticKHR& s) {
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      return s.value.b32 ? 1 : 0;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      return static_cast<double>(s.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      return static_cast<double>(s.value.u64);
+    default:
+      return s.value.f64;
+  }
+}
+
+// VK_KHR_pipeline_executable_properties: every executable's statistics.
+StatusOr<std::vector<std::pair<std::string, double>>> executable_stats(VkDevice device, VkPipeline pipeline) {
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  uint32_t count = 0;
+  PB_VK_RETURN_IF_ERROR(vkGetPipelineExecutablePropertiesKHR(device, &info, &count, nullptr));
+  std::vector<VkPipelineExecutablePropertiesKHR> execs(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  PB_VK_RETURN_IF_ERROR(vkGetPipelineExecutablePropertiesKHR(device, &info, &count, execs.data()));
+  std::vector<std::pair<std::string, double>> out;
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR exec{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    exec.pipeline = pipeline;
+    exec.executableIndex = e;
+    uint32_t n = 0;
+    PB_VK_RETURN_IF_ERROR(vkGetPipelineExecutableStatisticsKHR(device, &exec, &n, nullptr));
+    std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    PB_VK_RETURN_IF_ERROR(vkGetPipelineExecutableStatisticsKHR(device, &exec, &n, stats.data()));
+    const std::string prefix = count > 1 ? std::string(execs[e].name) + "/" : "";
+    for (const auto& s : stats) out.emplace_back(prefix + s.name, statistic_value(s));
+  }
+  return out;
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device& device, const ShaderModule& shader,
                                                                    const PipelineDesc& desc) {
@@ -30,7 +101,15 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device&
     return Status::error(fmt::format("{}: full subgroups not supported", desc.name), VK_ERROR_FEATURE_NOT_PRESENT);
   }
 
+  if (Status s = check_spec_constants(shader.reflection(), desc); !s.ok()) return s;
+  const auto local_size = shader.reflection().local_size_with(desc.spec_constants);
+  if (Status s = check_local_size(local_size, dev.limits, desc.name); !s.ok()) return s;
+
   std::unique_ptr<ComputePipeline> self(new ComputePipeline(device, desc));
+  self->local_size_ = local_size;
+  for (uint32_t id = 0; id < desc.spec_constants.size(); ++id) {
+    self->named_spec_.emplace_back(shader.reflection().spec_name(id), desc.spec_constants[id]);
+  }
   std::vector<VkDescriptorSetLayoutBinding> bindings(desc.buffer_count);
   for (uint32_t i = 0; i < desc.buffer_count; ++i) {
     bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
@@ -71,8 +150,15 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device&
   if (desc.required_subgroup_size) info.stage.pNext = &subgroup;
   if (desc.full_subgroups) info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
   info.layout = self->layout_;
+  const bool capture = device.enabled().pipeline_executable_info;
+  if (capture) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   PB_VK_RETURN_IF_ERROR(
       vkCreateComputePipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr, &self->pipeline_));
+  if (capture) {
+    auto stats = executable_stats(device.handle(), self->pipeline_);
+    if (!stats.ok()) return stats.status();
+    self->stats_ = std::move(stats).value();
+  }
   return self;
 }
 

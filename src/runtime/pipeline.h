@@ -3,6 +3,11 @@
 // specialization constants (constant_id i = spec_constants[i]).
 //
 // Contract: the pipeline is built through the device's VkPipelineCache.
+// Every spec constant the shader's SPIR-V declares must be given (a missing
+// one is a host/shader mismatch, an error), and the workgroup size the
+// constants give must fit the device's limits (else FEATURE_NOT_PRESENT).
+// Where the device enabled pipelineExecutableInfo, the driver's statistics
+// are captured (VGPRs, spills, ... under the driver's own names).
 // A non-zero `required_subgroup_size` is honoured only when the device enabled
 // subgroupSizeControl and the size is within its range (else Create fails
 // with a message saying so); `full_subgroups` likewise needs
@@ -11,8 +16,10 @@
 
 #include <volk.h>
 
+#include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/device.h"
@@ -42,6 +49,12 @@ class ComputePipeline {
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   const PipelineDesc& desc() const { return desc_; }
+  const std::array<uint32_t, 3>& local_size() const { return local_size_; }
+  // Every spec constant given, named from the shader (SpirvReflection::spec_name).
+  const std::vector<std::pair<std::string, uint32_t>>& named_spec_constants() const { return named_spec_; }
+  // The driver's statistics, in its order ("Executable/Name" when the
+  // pipeline has several executables); empty without the extension.
+  const std::vector<std::pair<std::string, double>>& stats() const { return stats_; }
 
  private:
   ComputePipeline(const Device& device, PipelineDesc desc) : device_(device), desc_(std::move(desc)) {}
@@ -50,6 +63,9 @@ class ComputePipeline {
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
+  std::array<uint32_t, 3> local_size_{1, 1, 1};
+  std::vector<std::pair<std::string, uint32_t>> named_spec_;
+  std::vector<std::pair<std::string, double>> stats_;
 };
 
 class Buffer;

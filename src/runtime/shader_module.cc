@@ -4,10 +4,10 @@ namespace pebench {
 
 StatusOr<std::unique_ptr<ShaderModule>> ShaderModule::Create(const Device& device, const uint32_t* words,
                                                              size_t word_count) {
-  if (words == nullptr || word_count < 5 || words[0] != 0x07230203u) {
-    return Status::error("ShaderModule: not SPIR-V (bad magic number)", VK_ERROR_INITIALIZATION_FAILED);
-  }
+  auto reflection = reflect_spirv(words, word_count);
+  if (!reflection) return Status::error("ShaderModule: not SPIR-V (bad magic number or truncated)", VK_ERROR_INITIALIZATION_FAILED);
   std::unique_ptr<ShaderModule> self(new ShaderModule(device));
+  self->reflection_ = std::move(*reflection);
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   info.codeSize = word_count * sizeof(uint32_t);
   info.pCode = words;

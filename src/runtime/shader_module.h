@@ -1,4 +1,5 @@
-// ShaderModule: a VkShaderModule made from embedded SPIR-V words.
+// ShaderModule: a VkShaderModule made from embedded SPIR-V words, with what
+// those words say about the interface (spec constants, workgroup size).
 #pragma once
 
 #include <volk.h>
@@ -6,6 +7,7 @@
 #include <memory>
 
 #include "runtime/device.h"
+#include "runtime/spirv_reflect.h"
 #include "runtime/status.h"
 
 namespace pebench {
@@ -18,11 +20,13 @@ class ShaderModule {
   ShaderModule(const ShaderModule&) = delete;
   ShaderModule& operator=(const ShaderModule&) = delete;
   VkShaderModule handle() const { return module_; }
+  const SpirvReflection& reflection() const { return reflection_; }
 
  private:
   explicit ShaderModule(const Device& device) : device_(device) {}
   const Device& device_;
   VkShaderModule module_ = VK_NULL_HANDLE;
+  SpirvReflection reflection_;
 };
 
 }  // namespace pebench

@@ -88,10 +88,25 @@ class ComplexOrderCase : public Case {
         .u32(static_cast<uint32_t>(shape_.d))
         .u32(static_cast<uint32_t>(shape_.offset))
         .u32(static_cast<uint32_t>(vocab_));
-    Dispatch d = grid_dispatch(rec, "abs_complex_order", {"tokens", "amp", "freq", "phase", "zr", "zi"},
-                               shape_.batch * shape_.seq * shape_.d / (vec4 ? 4 : 1), push);
-    d.spec_constants.push_back(vec4 ? 1 : 0);
-    rec.dispatch(d);
+    // The fused kernel binds 6 storage buffers; where the device allows
+    // fewer (the Android baseline: 4), three passes of 4 (the split kernel).
+    if (rec.device().limits.max_per_stage_descriptor_storage_buffers >= 6) {
+      Dispatch d = grid_dispatch(rec, "abs_complex_order", {"tokens", "amp", "freq", "phase", "zr", "zi"},
+                                 shape_.batch * shape_.seq * shape_.d / (vec4 ? 4 : 1), push);
+      d.spec_constants.push_back(vec4 ? 1 : 0);
+      rec.dispatch(d);
+      return;
+    }
+    const std::vector<std::vector<std::string>> parts = {
+        {"tokens", "freq", "phase", "zr"}, {"tokens", "freq", "phase", "zi"}, {"tokens", "amp", "zr", "zi"}};
+    for (uint32_t part = 0; part < parts.size(); ++part) {
+      if (part == 2) rec.barrier();
+      Dispatch d = grid_dispatch(rec, "abs_complex_order_split", parts[part],
+                                 shape_.batch * shape_.seq * shape_.d / (vec4 ? 4 : 1), push);
+      d.spec_constants.push_back(vec4 ? 1 : 0);
+      d.spec_constants.push_back(part);
+      rec.dispatch(d);
+    }
   }
 
   Cost cost() const override {
@@ -108,11 +123,12 @@ class ComplexOrderCase : public Case {
     // |freq| p 2^-24, growing with p; the exact reduction keeps da fixed.
     const double da = reduced_angle_error();
     const double et = std::ldexp(1.0, -11);
-    Tolerance t = rounding_tolerance(dtype_, 1, "");  // amp * cos, output rounding
+    // amp * cos, output rounding; twice in the split kernel (cos, then times amp).
+    Tolerance t = rounding_tolerance(dtype_, 2, "");
     t.nmse += 2 * (da + et) * (da + et);
     t.model = fmt::format(
         "angle error {:.2g} rad at every p (exact reduction of freq p) + Vulkan sin/cos (2^-11 abs) "
-        "+ output rounding",
+        "+ output rounding (twice where the kernel is split into 4-buffer passes)",
         da);
     return t;
   }

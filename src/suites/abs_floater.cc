@@ -42,8 +42,8 @@ class FloaterCase : public Case {
             tensor("b1", TensorRole::kInput, dtype_, {d}, "[d]"),
             tensor("w2", TensorRole::kInput, dtype_, {d, d + 1}, "[d,d+1]"),
             tensor("b2", TensorRole::kInput, dtype_, {d}, "[d]"),
-            tensor("wp", TensorRole::kScratch, DType::kF32, {2, padded() / 4, d, 4}, "[2,dp/4,d,4]"),
-            tensor("vecs", TensorRole::kScratch, DType::kF32, {4, d}, "[4,d]"),
+            // wp [2, dp/4, d, 4] then vecs [4, d] (abs_floater_pack.comp), one buffer.
+            tensor("weights", TensorRole::kScratch, DType::kF32, {2 * padded() * d + 4 * d}, "[2*dp*d+4*d]"),
             tensor("state", TensorRole::kScratch, DType::kF32, {d}, "[d]"),
             tensor("pos", TensorRole::kOutput, dtype_, {shape_.seq, d}, "[N,d]"),
             shape_.y(dtype_)};
@@ -148,9 +148,13 @@ class FloaterCase : public Case {
     const int64_t d = shape_.d, dp = padded();
     const LaunchPlanner& lp = rec.launch();
 
-    Dispatch pack = grid_dispatch(rec, "abs_floater_pack", {"w1", "b1", "w2", "b2", "wp", "vecs"}, 2 * d * dp + d,
-                                  PushConstants().u32(static_cast<uint32_t>(d)).u32(static_cast<uint32_t>(dp)));
-    rec.dispatch(pack);
+    // One pack per layer: 3 storage buffers each (the Android baseline allows 4).
+    for (uint32_t m = 0; m < 2; ++m) {
+      const std::string w = m == 0 ? "w1" : "w2", b = m == 0 ? "b1" : "b2";
+      rec.dispatch(grid_dispatch(
+          rec, "abs_floater_pack", {w, b, "weights"}, d * dp + d,
+          PushConstants().u32(static_cast<uint32_t>(d)).u32(static_cast<uint32_t>(dp)).u32(m)));
+    }
     rec.barrier();
 
     const uint64_t dp4 = static_cast<uint64_t>(dp / 4);
@@ -211,7 +215,7 @@ class FloaterCase : public Case {
       if (i > 0) rec.barrier();  // the state of the previous chunk
       Dispatch integrate;
       integrate.shader = "abs_floater_integrate";
-      integrate.buffers = {"p0", "wp", "vecs", "state", "pos"};
+      integrate.buffers = {"p0", "weights", "state", "pos"};
       integrate.spec_constants = {wg, static_cast<uint32_t>(rows), static_cast<uint32_t>(dp4)};
       integrate.push.u32(static_cast<uint32_t>(d))
           .u32(static_cast<uint32_t>(shape_.offset))

@@ -44,9 +44,13 @@ class AttnAlibiCase : public AttnCase {
     for (size_t h = 0; h < slopes_.size(); ++h) t.at("slopes").set(static_cast<int64_t>(h), slopes_[h]);
   }
 
-  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override {
-    const double d = static_cast<double>(qpos - kpos);
-    return -slopes_[static_cast<size_t>(h)] * (shape_.causal ? d : std::fabs(d));
+  AttnRefTerms reference_terms(const TensorMap&) const override {
+    AttnRefTerms terms;
+    terms.score = [this](int64_t h, int64_t qpos, int64_t kpos, const double*, const double*) {
+      const double d = static_cast<double>(qpos - kpos);
+      return -slopes_[static_cast<size_t>(h)] * (shape_.causal ? d : std::fabs(d));
+    };
+    return terms;
   }
 
   // One multiply-add per score.

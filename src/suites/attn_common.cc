@@ -82,8 +82,61 @@ PushConstants AttnShape::push() const {
   return p;
 }
 
+namespace {
+
+uint32_t pow2_ceil(uint64_t x) {
+  uint32_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+uint32_t pow2_floor(uint64_t x) {
+  uint32_t p = 1;
+  while (2ull * p <= x) p *= 2;
+  return p;
+}
+
+// The GPU kernel's tiles (flash_gpu_decl.glsl): a row's head dim split over
+// `lanes` invocations holding at most kFlashGpuLaneChunks chunks each (with
+// shuffles, lanes stay within a subgroup), ROWS_WG = invocations / lanes
+// rows per workgroup sharing each K/V tile, tiles within kFlashGpuTileBytes.
+FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev, FlashTiles t) {
+  const uint32_t sg = std::max(1u, dev.subgroup);
+  const uint32_t max_wg = std::max(1u, pow2_floor(dev.max_invocations));
+  t.shared_reduce = !dev.shuffle;
+  uint32_t lanes = pow2_ceil(ceil_div(t.d4, kFlashGpuLaneChunks));
+  // A cluster must sit inside one subgroup whatever size the driver picks
+  // for this pipeline (Intel's compiler chooses 8, 16 or 32).
+  if (dev.shuffle) lanes = std::min(lanes, pow2_floor(dev.min_subgroup > 0 ? std::min(dev.min_subgroup, sg) : sg));
+  t.lanes = std::min(lanes, max_wg);
+  t.row_slots = 1;
+  const int64_t rows = s.group() * s.seq;
+  // Direct: one cluster per key split; staged: one per query row.
+  const int64_t clusters = plan.direct ? plan.splits : rows;
+  const uint64_t wanted = std::min<uint64_t>(kFlashGpuInvocations, static_cast<uint64_t>(clusters) * t.lanes);
+  t.invocations = std::min(max_wg, std::max(t.lanes, pow2_ceil(std::max<uint64_t>(wanted, sg))));
+  if (plan.direct) return t;
+  const uint64_t per_key = 2ull * t.d4 * t.parts * 16;  // one K and one V row, f32
+  const uint64_t reduce_bytes = t.shared_reduce ? 16ull * t.invocations : 0;  // gpu_red
+  const uint64_t budget =
+      std::min<uint64_t>(dev.shared_bytes - std::min<uint64_t>(dev.shared_bytes, reduce_bytes), kFlashGpuTileBytes);
+  t.keys = kFlashMaxTileKeys;
+  while (t.keys > 4 && t.keys * per_key > budget) t.keys /= 2;
+  if (t.keys * per_key + reduce_bytes > dev.shared_bytes) {
+    throw Unsupported(fmt::format("dim={} needs {} bytes of shared memory for a 4-key K/V tile; the device has {}",
+                                  s.dim, t.keys * per_key + reduce_bytes, dev.shared_bytes));
+  }
+  return t;
+}
+
+}  // namespace
+
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {
   FlashTiles t;
+  if (!dev.cpu) {
+    t.d4 = static_cast<uint32_t>(ceil_div(s.dim, 4));
+    t.parts = static_cast<uint32_t>(plan.parts);
+    return flash_gpu_tiles(s, plan, dev, t);
+  }
   const int64_t d4 = ceil_div(s.dim, 4);
   t.d4 = static_cast<uint32_t>(d4);
   t.parts = static_cast<uint32_t>(plan.parts);
@@ -119,6 +172,13 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
 
 uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks) {
   const uint64_t keys = static_cast<uint64_t>(plan.keys_per_split);
+  if (t.lanes > 0) {
+    // GPU kernel: no rolled hook loops; keys are folded four at a time.
+    if (plan.direct) return (keys + 3) / 4;
+    const uint64_t tiles = (keys + t.keys - 1) / t.keys;
+    const uint64_t staging = (uint64_t{t.keys} * t.d4 + t.invocations - 1) / t.invocations;
+    return tiles * (1 + staging + (t.keys + 3) / 4);
+  }
   const uint64_t rows = hooks.per_invocation + t.row_slots * hooks.per_row;
   if (plan.direct) return rows + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loop
   // Per tile: the tile loop, the staging loop (chunks of one part spread
@@ -211,7 +271,7 @@ double AttnCase::reference_row_cost() const {
 void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const {
   const AttnShape& s = shape_;
   const int64_t D = s.dim, M = s.kv_seq;
-  prepare_reference(t);
+  const AttnRefTerms terms = reference_terms(t);
   const HostTensor &q = t.at("q"), &k = t.at("k"), &v = t.at("v");
   // k (as the scores see it) and v of the current (b, kv head): rows are
   // sorted, so each slice is built once.
@@ -229,20 +289,20 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
           kr[c] = k.get((kv_slice * M + j) * D + c);
           vs[static_cast<size_t>(j * D + c)] = v.get((kv_slice * M + j) * D + c);
         }
-        reference_k(kvh, j, kr);
+        if (terms.k) terms.k(kvh, j, kr);
       }
       slice = kv_slice;
     }
     const int64_t qpos = s.query_pos(i);
     for (int64_t c = 0; c < D; ++c) qrow[static_cast<size_t>(c)] = q.get(r * D + c);
-    reference_q(h, qpos, qrow.data());
+    if (terms.q) terms.q(h, qpos, qrow.data());
     const int64_t visible = s.causal ? std::min(qpos + 1, M) : M;
     double mx = -INFINITY;
     for (int64_t j = 0; j < visible; ++j) {
       const double* kr = &ks[static_cast<size_t>(j * D)];
       double dot = 0;
       for (int64_t c = 0; c < D; ++c) dot += qrow[static_cast<size_t>(c)] * kr[c];
-      const double sc = s.scale * dot + reference_pair_score_term(h, qpos, j, qrow.data(), kr);
+      const double sc = s.scale * dot + (terms.score ? terms.score(h, qpos, j, qrow.data(), kr) : 0.0);
       score[static_cast<size_t>(j)] = sc;
       mx = std::max(mx, sc);
     }
@@ -253,7 +313,7 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
       l += w;
       const double* vr = &vs[static_cast<size_t>(j * D)];
       for (int64_t c = 0; c < D; ++c) acc[static_cast<size_t>(c)] += w * vr[c];
-      reference_value_term(h, qpos, j, w, acc.data());
+      if (terms.value) terms.value(h, qpos, j, w, acc.data());
     }
     double* out = ref.row("o", r);
     for (int64_t c = 0; c < D; ++c) out[c] = l > 0 ? acc[static_cast<size_t>(c)] / l : 0.0;
@@ -332,7 +392,9 @@ void AttnCase::record_flash(Recorder& rec) const {
   const FlashDevice dev{info.limits.max_compute_shared_memory_size,
                         std::min(info.limits.max_compute_work_group_invocations,
                                  info.limits.max_compute_work_group_size[0]),
-                        info.subgroup.size, rec.launch().is_cpu()};
+                        info.subgroup.size, rec.launch().is_cpu(),
+                        (info.subgroup.supported_operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0,
+                        info.subgroup.min_size};
   const FlashTiles tiles = flash_tiles(s, f, dev);
   const uint64_t loops = flash_loop_iterations(f, tiles, flash_hook_loops());
   if (loops > rec.launch().max_loop_iterations()) {
@@ -348,18 +410,22 @@ void AttnCase::record_flash(Recorder& rec) const {
       .u32(static_cast<uint32_t>(s.q_rows()));
   extra_push(push);
   Dispatch d;
-  d.shader = "attn_flash_" + kernel();
+  const bool gpu = tiles.lanes > 0;
+  d.shader = std::string(gpu ? (tiles.shared_reduce ? "attn_flash_gpusm_" : "attn_flash_gpu_") : "attn_flash_") +
+             kernel();
   d.buffers = {"q", "k", "v", "o", "part_ml", "part_acc"};
   for (auto& e : extra_bindings()) d.buffers.push_back(e);
   d.spec_constants = {tiles.invocations, static_cast<uint32_t>(s.dim), tiles.keys, s.dim % 4 == 0 ? 1u : 0u,
-                      tiles.row_slots, f.direct ? 1u : 0u};
+                      gpu ? tiles.lanes : tiles.row_slots, f.direct ? 1u : 0u};
   for (uint32_t c : flash_spec_constants()) d.spec_constants.push_back(c);
   d.push = push;
   // Staged slots by head: each head's rows padded to a multiple of the slots.
   const int64_t grid_rows =
       f.slots_by_head && !f.direct ? s.group() * ceil_div(s.seq, tiles.row_slots) * tiles.row_slots : rows;
   const int64_t row_tiles = ceil_div(grid_rows, f.direct ? tiles.row_slots : tiles.rows());
-  const int64_t split_groups = f.direct ? ceil_div(f.splits, tiles.invocations) : f.splits;
+  // Direct: the CPU kernel's invocations, the GPU kernel's clusters are key splits.
+  const int64_t split_groups =
+      f.direct ? ceil_div(f.splits, gpu ? tiles.invocations / tiles.lanes : tiles.invocations) : f.splits;
   d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.kv_heads),
               static_cast<uint32_t>(split_groups)};
   rec.dispatch(d);

@@ -34,13 +34,14 @@
 //     flash_slots_by_head()).
 //   * host: override kernel() and whichever hooks below apply: extra tensors
 //     and their bindings and push constants, the reference's score/value
-//     terms and q/k transforms, extra flops, loop counts of the hooks' own
+//     terms and q/k transforms (reference_terms), extra flops, loop counts of the hooks' own
 //     loops, and the error terms they add. A different default scale is the
 //     `default_scale` passed to resolve_attn_params().
 // docs/attention-kernels.md describes the kernels, tiling and limits.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -113,15 +114,30 @@ struct FlashDevice {
   uint32_t max_invocations;  // maxComputeWorkGroupInvocations (and size x)
   uint32_t subgroup;         // subgroup size
   bool cpu;                  // a CPU device: many rows per invocation (see flash_tiles)
+  bool shuffle = false;      // subgroup shuffles (GPU kernel: reductions without shared memory)
+  // The smallest subgroup the driver may choose (subgroupSizeControl's
+  // minSubgroupSize; 0: `subgroup`): a shuffle cluster must fit in it.
+  uint32_t min_subgroup = 0;
 };
 struct FlashTiles {
   uint32_t invocations = 1;  // per workgroup
-  uint32_t row_slots = 1;    // query rows per invocation (ROWS)
+  uint32_t row_slots = 1;    // query rows per invocation (ROWS; CPU kernel)
+  // GPU kernel (flash_gpu_main.glsl; 0: the CPU kernel): invocations per
+  // query row, each holding d4 / lanes chunks of q and of the accumulator.
+  uint32_t lanes = 0;
+  bool shared_reduce = false;  // GPU kernel without subgroup shuffles
   uint32_t keys = 4;         // keys per staged tile (BC)
   uint32_t d4 = 1;           // vec4 chunks per row (of one part)
   uint32_t parts = 1;        // FlashPlan::parts: registers and shared memory per row scale with it
-  uint32_t rows() const { return invocations * row_slots; }  // staged: rows per workgroup
+  // Staged: query rows per workgroup.
+  uint32_t rows() const { return lanes > 0 ? invocations / lanes : invocations * row_slots; }
 };
+// GPU kernel: vec4 chunks of a row each lane holds at most (registers for q
+// and the accumulator: 2 x 4 x this), and the shared memory its K/V tiles
+// may take per workgroup, so that several workgroups fit on a compute unit.
+constexpr uint32_t kFlashGpuLaneChunks = 4;
+constexpr uint32_t kFlashGpuTileBytes = 16384;
+constexpr uint32_t kFlashGpuInvocations = 128;
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
 
@@ -136,6 +152,21 @@ struct FlashHookLoops {
   uint64_t per_chunk = 0;     // of ATTN_K_STAGE_TRANSFORM per staged chunk
 };
 uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks);
+
+// A variant's terms in the float64 reference, built from the inputs by
+// AttnCase::reference_terms() for one reference() call, so that no state
+// outlives the call or depends on the order of calls. Every member is
+// optional (empty: no term).
+struct AttnRefTerms {
+  // q row of head h at position qpos / k row of kv head kvh at kpos, in place.
+  std::function<void(int64_t h, int64_t qpos, double* q)> q;
+  std::function<void(int64_t kvh, int64_t kpos, double* k)> k;
+  // Added to scale * q.k of a visible key; q after `q` (unscaled) and k
+  // after `k`, D doubles each.
+  std::function<double(int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k)> score;
+  // Adds w * (the pair's value term) to acc[D].
+  std::function<void(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc)> value;
+};
 
 class AttnCase : public Case {
  public:
@@ -202,21 +233,8 @@ class AttnCase : public Case {
   };
   virtual NaiveQK record_naive_prepass(Recorder& rec) const { return {"q", "k", shape_.dtype}; }
 
-  // Reference: called once per reference() call before any row.
-  virtual void prepare_reference(const TensorMap& t) const {}
-  // q row of head h at position qpos / k row of kv head kvh at kpos, in place.
-  virtual void reference_q(int64_t h, int64_t qpos, double* q) const {}
-  virtual void reference_k(int64_t kvh, int64_t kpos, double* k) const {}
-  // Added to scale * q.k for a visible key.
-  virtual double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const { return 0; }
-  // The same for terms that read the rows: q (after reference_q, unscaled)
-  // and k (after reference_k), D doubles each. Default: the one above.
-  virtual double reference_pair_score_term(int64_t h, int64_t qpos, int64_t kpos, const double* q,
-                                           const double* k) const {
-    return reference_score_term(h, qpos, kpos);
-  }
-  // Adds w * (the variant's value term of this pair) to acc[D].
-  virtual void reference_value_term(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc) const {}
+  // Reference: the variant's terms over these inputs (AttnRefTerms).
+  virtual AttnRefTerms reference_terms(const TensorMap& t) const { return {}; }
   virtual double reference_extra_cost_per_key() const { return 0; }
 
   // Cost and error model.

@@ -116,29 +116,24 @@ class AttnDebertaCase : public AttnCase {
   }
   std::vector<uint32_t> flash_spec_constants() const override { return {tables_.c2p ? 1u : 0u, tables_.p2c ? 1u : 0u}; }
 
-  // Reference: the core passes each row's q (reference_q) after the k rows
-  // of its (b, kv head) slice (reference_k); the terms are computed per
-  // score from them, straight from the definition.
-  void prepare_reference(const TensorMap& t) const override {
-    kr_ = &t.at("kr");
-    qr_ = &t.at("qr");
-    k_rows_.assign(static_cast<size_t>(shape_.kv_seq * shape_.dim), 0.0);
-    q_row_.assign(static_cast<size_t>(shape_.dim), 0.0);
-  }
-  void reference_q(int64_t h, int64_t qpos, double* q) const override { std::copy(q, q + shape_.dim, q_row_.begin()); }
-  void reference_k(int64_t kvh, int64_t kpos, double* k) const override {
-    std::copy(k, k + shape_.dim, k_rows_.begin() + kpos * shape_.dim);
-  }
-  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override {
-    const int64_t D = shape_.dim;
-    const int64_t row = h * 2 * buckets_ + idx_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
-    const double* k = &k_rows_[static_cast<size_t>(kpos * D)];
-    double c2p = 0, p2c = 0;
-    for (int64_t c = 0; c < D; ++c) {
-      c2p += q_row_[static_cast<size_t>(c)] * kr_->get(row * D + c);
-      p2c += k[c] * qr_->get(row * D + c);
-    }
-    return shape_.scale * (c2p + p2c);
+  // Reference: both terms per score from the pair's q and k rows, straight
+  // from the definition.
+  AttnRefTerms reference_terms(const TensorMap& t) const override {
+    AttnRefTerms terms;
+    terms.score = [this, kr = t.at("kr").to_f64(), qr = t.at("qr").to_f64()](int64_t h, int64_t qpos, int64_t kpos,
+                                                                             const double* q, const double* k) {
+      const int64_t D = shape_.dim;
+      const int64_t row = h * 2 * buckets_ + idx_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
+      const double* a = &kr[static_cast<size_t>(row * D)];
+      const double* b = &qr[static_cast<size_t>(row * D)];
+      double c2p = 0, p2c = 0;
+      for (int64_t c = 0; c < D; ++c) {
+        c2p += q[c] * a[c];
+        p2c += k[c] * b[c];
+      }
+      return shape_.scale * (c2p + p2c);
+    };
+    return terms;
   }
   double reference_extra_cost_per_key() const override { return 8.0 * static_cast<double>(shape_.dim); }
 
@@ -213,7 +208,9 @@ class AttnDebertaCase : public AttnCase {
     Dispatch d;
     d.shader = "attn_deberta_rel";
     d.buffers = {x, rel, out};
-    d.spec_constants = {wg, static_cast<uint32_t>(s.dim), s.dim % 4 == 0 ? 1u : 0u, slots};
+    // GPUs: a row longer than 32 chunks held in registers spills (navi21, D 256).
+    const bool x_in_regs = cpu || d4 <= 32;
+    d.spec_constants = {wg, static_cast<uint32_t>(s.dim), s.dim % 4 == 0 ? 1u : 0u, slots, x_in_regs ? 1u : 0u};
     d.push = push;
     d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.heads),
                 static_cast<uint32_t>(ceil_div(rows_.width, columns))};
@@ -225,9 +222,6 @@ class AttnDebertaCase : public AttnCase {
   Tables tables_;
   std::vector<uint32_t> thresholds_;  // deberta_log_thresholds for idx, for the pre-pass
   std::vector<int32_t> idx_;          // deberta_idx_table (reference): entry j - i' + M - 1
-  mutable const HostTensor* kr_ = nullptr;
-  mutable const HostTensor* qr_ = nullptr;
-  mutable std::vector<double> k_rows_, q_row_;  // the current slice's k rows, the current q row
 };
 
 class AttnDeberta : public Variant {

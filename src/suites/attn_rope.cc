@@ -77,8 +77,12 @@ class AttnRopeCase : public AttnCase {
     return {"q_rot", "k_rot", DType::kF32};
   }
 
-  void reference_q(int64_t h, int64_t qpos, double* q) const override { rotate(q, qpos); }
-  void reference_k(int64_t kvh, int64_t kpos, double* k) const override { rotate(k, kpos); }
+  AttnRefTerms reference_terms(const TensorMap&) const override {
+    AttnRefTerms terms;
+    terms.q = [this](int64_t, int64_t qpos, double* q) { rotate(q, qpos); };
+    terms.k = [this](int64_t, int64_t kpos, double* k) { rotate(k, kpos); };
+    return terms;
+  }
   double reference_extra_cost_per_key() const override { return 20.0 * static_cast<double>(spec_.rotary_dim); }
 
   double extra_flops() const override {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "harness/registry.h"
 #include "suites/attn_common.h"
@@ -52,21 +53,23 @@ class AttnShawCase : public AttnCase {
   // pv.glsl's value-term loop over the keys.
   uint32_t naive_pv_hook_loops() const override { return static_cast<uint32_t>(shape_.kv_seq + 1); }
 
-  void prepare_reference(const TensorMap& t) const override {
-    rel_k_ = t.at("rel_k").to_f64();
-    rel_v_ = t.at("rel_v").to_f64();
-  }
   int64_t idx(int64_t qpos, int64_t kpos) const { return std::clamp(kpos - qpos, -max_rel_, max_rel_) + max_rel_; }
-  double reference_pair_score_term(int64_t h, int64_t qpos, int64_t kpos, const double* q,
-                                   const double* k) const override {
-    const double* rk = &rel_k_[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
-    double dot = 0;
-    for (int64_t c = 0; c < shape_.dim; ++c) dot += q[c] * rk[c];
-    return shape_.scale * dot;
-  }
-  void reference_value_term(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc) const override {
-    const double* rv = &rel_v_[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
-    for (int64_t c = 0; c < shape_.dim; ++c) acc[c] += w * rv[c];
+  AttnRefTerms reference_terms(const TensorMap& t) const override {
+    // Shared by both terms (std::function copies its target).
+    auto rel_k = std::make_shared<const std::vector<double>>(t.at("rel_k").to_f64());
+    auto rel_v = std::make_shared<const std::vector<double>>(t.at("rel_v").to_f64());
+    AttnRefTerms terms;
+    terms.score = [this, rel_k](int64_t, int64_t qpos, int64_t kpos, const double* q, const double*) {
+      const double* rk = &(*rel_k)[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
+      double dot = 0;
+      for (int64_t c = 0; c < shape_.dim; ++c) dot += q[c] * rk[c];
+      return shape_.scale * dot;
+    };
+    terms.value = [this, rel_v](int64_t, int64_t qpos, int64_t kpos, double w, double* acc) {
+      const double* rv = &(*rel_v)[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
+      for (int64_t c = 0; c < shape_.dim; ++c) acc[c] += w * rv[c];
+    };
+    return terms;
   }
   double reference_extra_cost_per_key() const override { return 4.0 * static_cast<double>(shape_.dim); }
 
@@ -99,7 +102,6 @@ class AttnShawCase : public AttnCase {
 
  private:
   int64_t max_rel_;
-  mutable std::vector<double> rel_k_, rel_v_;
 };
 
 class AttnShaw : public Variant {

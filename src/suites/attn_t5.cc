@@ -60,11 +60,11 @@ void T5Bias::record(Recorder& rec) const {
   rec.dispatch(grid_dispatch(rec, "attn_t5_bias", {"bias_table", "t5_thresholds", "rel_bias"}, s.heads * length, push));
 }
 
-void T5Bias::prepare_reference(const TensorMap& t) const { table_ = t.at("bias_table").to_f64(); }
-
-double T5Bias::bias(int64_t h, int64_t qpos, int64_t kpos) const {
-  const int32_t bucket = buckets_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
-  return table_[static_cast<size_t>(bucket * shape_.heads + h)];
+std::function<double(int64_t, int64_t, int64_t)> T5Bias::reference_bias(const TensorMap& t) const {
+  return [this, table = t.at("bias_table").to_f64()](int64_t h, int64_t qpos, int64_t kpos) {
+    const int32_t bucket = buckets_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
+    return table[static_cast<size_t>(bucket * shape_.heads + h)];  // bias_table [nb,H]
+  };
 }
 
 namespace {
@@ -85,8 +85,12 @@ class AttnT5Case : public AttnCase {
   std::vector<std::string> extra_bindings() const override { return {"rel_bias"}; }
   void fill_extra(TensorMap& t, Rng& rng) const override { t5_.fill(t, rng); }
 
-  void prepare_reference(const TensorMap& t) const override { t5_.prepare_reference(t); }
-  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override { return t5_.bias(h, qpos, kpos); }
+  AttnRefTerms reference_terms(const TensorMap& t) const override {
+    AttnRefTerms terms;
+    terms.score = [bias = t5_.reference_bias(t)](int64_t h, int64_t qpos, int64_t kpos, const double*,
+                                                 const double*) { return bias(h, qpos, kpos); };
+    return terms;
+  }
 
   // One add per score.
   double extra_flops() const override { return shape_.scores(); }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,8 @@ class T5Bias {
   // The pre-pass that writes rel_bias; the caller adds the barrier.
   void record(Recorder& rec) const;
 
-  // Reference: bias_table as stored, then the bias of one (h, i', j).
-  void prepare_reference(const TensorMap& t) const;
-  double bias(int64_t h, int64_t qpos, int64_t kpos) const;
+  // Reference: the bias of (h, i', j) from bias_table as stored in t.
+  std::function<double(int64_t h, int64_t qpos, int64_t kpos)> reference_bias(const TensorMap& t) const;
 
   int num_buckets() const { return num_buckets_; }
 
@@ -54,7 +54,6 @@ class T5Bias {
   int num_buckets_, max_distance_;
   std::vector<uint32_t> thresholds_;   // t5_thresholds, for the pre-pass
   std::vector<int32_t> buckets_;       // t5_bucket_table (reference): entry j - i' + M - 1
-  mutable std::vector<double> table_;  // bias_table as stored, [nb,H]
 };
 
 }  // namespace pebench

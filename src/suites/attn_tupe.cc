@@ -39,16 +39,18 @@ class AttnTupeCase : public AttnCase {
     t5_.fill(t, rng);
   }
 
-  void prepare_reference(const TensorMap& t) const override {
-    t5_.prepare_reference(t);
-    pq_ = &t.at("pq");
-    pk_ = &t.at("pk");
-  }
-  double reference_score_term(int64_t h, int64_t qpos, int64_t kpos) const override {
-    const int64_t D = shape_.dim, M = shape_.kv_seq;
-    double dot = 0;
-    for (int64_t c = 0; c < D; ++c) dot += pq_->get((h * M + qpos) * D + c) * pk_->get((h * M + kpos) * D + c);
-    return shape_.scale * dot + t5_.bias(h, qpos, kpos);
+  AttnRefTerms reference_terms(const TensorMap& t) const override {
+    AttnRefTerms terms;
+    terms.score = [this, bias = t5_.reference_bias(t), pq = t.at("pq").to_f64(), pk = t.at("pk").to_f64()](
+                      int64_t h, int64_t qpos, int64_t kpos, const double*, const double*) {
+      const int64_t D = shape_.dim, M = shape_.kv_seq;
+      const double* a = &pq[static_cast<size_t>((h * M + qpos) * D)];
+      const double* b = &pk[static_cast<size_t>((h * M + kpos) * D)];
+      double dot = 0;
+      for (int64_t c = 0; c < D; ++c) dot += a[c] * b[c];
+      return shape_.scale * dot + bias(h, qpos, kpos);
+    };
+    return terms;
   }
   double reference_extra_cost_per_key() const override { return 4.0 * static_cast<double>(shape_.dim); }
 
@@ -74,8 +76,6 @@ class AttnTupeCase : public AttnCase {
 
  private:
   T5Bias t5_;
-  mutable const HostTensor* pq_ = nullptr;
-  mutable const HostTensor* pk_ = nullptr;
 };
 
 class AttnTupe : public Variant {

@@ -98,21 +98,20 @@ class AttnXlCase : public AttnCase {
     return h;
   }
 
-  void prepare_reference(const TensorMap& t) const override {
-    rk_ = t.at("rk").to_f64();
-    u_ = t.at("u").to_f64();
-    vb_ = t.at("vb").to_f64();
-  }
   // scale (u_h.k + (q + vb_h).rk[h, i' - j + N - 1]) on top of scale q.k.
-  double reference_pair_score_term(int64_t h, int64_t qpos, int64_t kpos, const double* q,
-                                   const double* k) const override {
-    const AttnShape& s = shape_;
-    const double* u = &u_[static_cast<size_t>(h * s.dim)];
-    const double* vb = &vb_[static_cast<size_t>(h * s.dim)];
-    const double* r = &rk_[static_cast<size_t>((h * distances() + qpos - kpos + s.seq - 1) * s.dim)];
-    double dot = 0;
-    for (int64_t c = 0; c < s.dim; ++c) dot += u[c] * k[c] + (q[c] + vb[c]) * r[c];
-    return s.scale * dot;
+  AttnRefTerms reference_terms(const TensorMap& t) const override {
+    AttnRefTerms terms;
+    terms.score = [this, rk = t.at("rk").to_f64(), u = t.at("u").to_f64(), vb = t.at("vb").to_f64()](
+                      int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k) {
+      const AttnShape& s = shape_;
+      const double* uh = &u[static_cast<size_t>(h * s.dim)];
+      const double* vbh = &vb[static_cast<size_t>(h * s.dim)];
+      const double* r = &rk[static_cast<size_t>((h * distances() + qpos - kpos + s.seq - 1) * s.dim)];
+      double dot = 0;
+      for (int64_t c = 0; c < s.dim; ++c) dot += uh[c] * k[c] + (q[c] + vbh[c]) * r[c];
+      return s.scale * dot;
+    };
+    return terms;
   }
   double reference_extra_cost_per_key() const override { return 6.0 * static_cast<double>(shape_.dim); }
 
@@ -139,7 +138,6 @@ class AttnXlCase : public AttnCase {
   }
 
  private:
-  mutable std::vector<double> rk_, u_, vb_;
 };
 
 class AttnXl : public Variant {

@@ -1,0 +1,4 @@
+#version 450
+// attn.nope, flash, GPU path (flash_gpu_decl.glsl): no hooks.
+#include "attn/flash_gpu_decl.glsl"
+#include "attn/flash_gpu_main.glsl"

@@ -1,0 +1,6 @@
+#version 450
+// attn.shaw, flash, GPU path: q.rel_k[idx] in the partial dots, rel_v[idx] as a
+// value term (shaw_hooks.glsl).
+#include "attn/flash_gpu_decl.glsl"
+#include "attn/shaw_hooks.glsl"
+#include "attn/flash_gpu_main.glsl"

@@ -1,0 +1,6 @@
+#version 450
+// attn.tupe, flash, GPU path: the untied term in the lanes' partial dots, T5 bias
+// after the reduction (tupe_hooks.glsl).
+#include "attn/flash_gpu_decl.glsl"
+#include "attn/tupe_hooks.glsl"
+#include "attn/flash_gpu_main.glsl"

@@ -1,0 +1,9 @@
+#version 450
+// attn.complex, flash, GPU path: real and imaginary parts, the score from two
+// reduced dots (complex_hooks.glsl).
+// Reductions through shared memory (devices without subgroup shuffles).
+#define ATTN_GPU_SHARED_REDUCE
+#define ATTN_PARTS 2
+#include "attn/flash_gpu_decl.glsl"
+#include "attn/complex_hooks.glsl"
+#include "attn/flash_gpu_main.glsl"

@@ -1,0 +1,9 @@
+#version 450
+// attn.deberta, flash, GPU path: c2p and p2c from tables after the reduction, or
+// as partial dots (deberta_hooks.glsl).
+// Reductions through shared memory (devices without subgroup shuffles).
+#define ATTN_GPU_SHARED_REDUCE
+#define ATTN_EXTRA_PUSH uint idx_lo; uint rel_width; uint two_s;
+#include "attn/flash_gpu_decl.glsl"
+#include "attn/deberta_hooks.glsl"
+#include "attn/flash_gpu_main.glsl"

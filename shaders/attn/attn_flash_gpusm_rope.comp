@@ -1,0 +1,8 @@
+#version 450
+// attn.rope, flash, GPU path: q and k chunks rotated as they load (rope_hooks.glsl).
+// Reductions through shared memory (devices without subgroup shuffles).
+#define ATTN_GPU_SHARED_REDUCE
+#define ATTN_EXTRA_PUSH float attention_factor;
+#include "attn/flash_gpu_decl.glsl"
+#include "attn/rope_hooks.glsl"
+#include "attn/flash_gpu_main.glsl"

@@ -1,0 +1,8 @@
+#version 450
+// attn.xl, flash, GPU path: q + u as q loads, (q + vb).rk in the partial dots
+// (xl_hooks.glsl).
+// Reductions through shared memory (devices without subgroup shuffles).
+#define ATTN_GPU_SHARED_REDUCE
+#include "attn/flash_gpu_decl.glsl"
+#include "attn/xl_hooks.glsl"
+#include "attn/flash_gpu_main.glsl"

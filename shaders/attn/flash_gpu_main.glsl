@@ -1,0 +1,263 @@
+// Fused ("flash") attention for GPUs, part 2 of 2: the kernel (see
+// flash_gpu_decl.glsl for the layout and the hooks).
+//
+// Staged (DIRECT = false). Grid: x = tiles of ROWS_WG = wg / LANES query
+// rows of one kv head (row r: i = r / G, h = kvh G + r % G, so GQA shares
+// every tile among the G heads), y = batch * kv head, z = key split. The
+// workgroup stages BC keys of K and V in shared memory, then every cluster
+// folds them into its row four keys at a time: each lane forms its partial
+// dots for four keys, one reduction (a vec4) gives the four scores, and one
+// online-softmax step (encodings.md section 0) takes all four, so the
+// reduction and the rescaling of the accumulator are paid once per four
+// keys. Direct (decode). Grid: x = query row, y = batch * kv head,
+// z * ROWS_WG + cluster = key split of keys_per_split keys read straight
+// from memory. Every loop that contains a reduction has a trip count that is
+// uniform over the workgroup (masked keys instead of early exits), as the
+// shared-memory reduction's barriers need. Partials for attn_combine are laid
+// out as the CPU kernel's.
+#ifndef PEBENCH_ATTN_FLASH_GPU_MAIN_GLSL
+#define PEBENCH_ATTN_FLASH_GPU_MAIN_GLSL
+
+#ifndef GPU_SCORE_PARTS
+#define GPU_SCORE_PARTS 1
+#endif
+
+#ifdef ATTN_GPU_SHARED_REDUCE
+shared vec4 gpu_red[gl_WorkGroupSize.x];
+// Sum over the cluster's lanes through shared memory; called in uniform
+// control flow only (barriers).
+vec4 gpu_reduce(vec4 x) {
+  const uint lid = gl_LocalInvocationID.x;
+  barrier();  // every lane has read the previous reduction
+  gpu_red[lid] = x;
+  barrier();
+  vec4 s = vec4(0.0);
+  [[unroll]] for (uint i = 0; i < LANES; ++i) s += gpu_red[lid - gpu_lane + i];
+  return s;
+}
+#else
+// Butterfly over the cluster: every lane ends with the same sum (float
+// addition is commutative, so each pairwise step agrees across lanes).
+vec4 gpu_reduce(vec4 x) {
+  [[unroll]] for (uint o = 1; o < LANES; o *= 2) x += subgroupShuffleXor(x, o);
+  return x;
+}
+#endif
+
+// Part p of chunk c of a key: from the staged tile (slot) or, direct, from
+// memory (kpos), transformed as the CPU kernel's.
+vec4 gpu_key_k(uint kv_row0, uint kpos, uint slot, uint p, uint c) {
+  if (!DIRECT) return tile_k[(slot * ATTN_PARTS + p) * D4P + c];
+  const uint base = (kv_row0 + kpos) * HEAD_DIM;
+#if ATTN_PARTS > 1
+  if (p > 0) return ATTN_K_PART(p, base, c);
+#endif
+  vec4 x = ATTN_LOAD_CHUNK(k, k_c, base, c);
+#ifdef GPU_K_CHUNK
+  x = GPU_K_CHUNK(kpos, c, x, base);
+#endif
+  return x;
+}
+vec4 gpu_key_v(uint kv_row0, uint kpos, uint slot, uint p, uint c) {
+  if (!DIRECT) return tile_v[(slot * ATTN_PARTS + p) * D4P + c];
+  const uint base = (kv_row0 + kpos) * HEAD_DIM;
+#if ATTN_PARTS > 1
+  if (p > 0) return ATTN_V_PART(p, base, c);
+#endif
+  return ATTN_LOAD_CHUNK(v, v_c, base, c);
+}
+
+// Folds keys k0 .. k0 + 3 into the row; those at or past kend are masked.
+// Staged: key k0 + kk is tile slot slot0 + kk (of nslot); direct: read from
+// memory. Masked keys read a valid key (clamped) and weigh exactly 0.
+void gpu_fold4(uint kv_row0, uint k0, uint kend, uint slot0, uint nslot) {
+  vec4 sp[GPU_SCORE_PARTS];
+  [[unroll]] for (uint i = 0; i < GPU_SCORE_PARTS; ++i) sp[i] = vec4(0.0);
+  uint kread[4], slot[4];
+  [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
+    kread[kk] = min(k0 + kk, pc.kv_seq - 1);
+    slot[kk] = min(slot0 + kk, nslot - 1);
+  }
+  [[unroll]] for (uint t = 0; t < LC; ++t) {
+    const uint c = gpu_chunk(t);
+    if (c < D4P) {
+      [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
+        vec4 kc[ATTN_PARTS];
+        [[unroll]] for (uint p = 0; p < ATTN_PARTS; ++p) kc[p] = gpu_key_k(kv_row0, kread[kk], slot[kk], p, c);
+#ifdef GPU_DOTS
+        GPU_DOTS(t, kc, sp, kk);
+#else
+        sp[0][kk] += dot(gpu_q[t], kc[0]);
+#endif
+#ifdef GPU_PARTIAL
+        sp[0][kk] += GPU_PARTIAL(kread[kk], t, c, kc[0]);
+#endif
+      }
+    }
+  }
+  [[unroll]] for (uint i = 0; i < GPU_SCORE_PARTS; ++i) sp[i] = gpu_reduce(sp[i]);
+  vec4 s;
+  [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
+    const uint kpos = k0 + kk;
+    s[kk] = ATTN_MASKED;
+    if (kpos < kend && (pc.causal == 0 || kpos <= gpu_qpos)) {
+#ifdef GPU_SCORE
+      s[kk] = GPU_SCORE(sp, kk);
+#else
+      s[kk] = sp[0][kk];
+#endif
+#ifdef ATTN_SCORE_TERM
+      s[kk] += ATTN_SCORE_TERM(0, gpu_h, gpu_qpos, kpos);
+#endif
+    }
+  }
+  // Online softmax over the four keys at once (alpha: 1 when the max does
+  // not move, 0 when it was ATTN_MASKED; masked keys weigh exactly 0).
+  const float m_new = max(gpu_m, max(max(s.x, s.y), max(s.z, s.w)));
+  const float alpha = exp(gpu_m - m_new);
+  const vec4 w = attn_weight4(s, vec4(m_new));
+  gpu_l = gpu_l * alpha + (w.x + w.y) + (w.z + w.w);
+  gpu_m = m_new;
+  [[unroll]] for (uint t = 0; t < LC; ++t) {
+    const uint c = gpu_chunk(t);
+    if (c < D4P) {
+      [[unroll]] for (uint p = 0; p < ATTN_PARTS; ++p) {
+        vec4 a = gpu_acc[p * LC + t] * alpha;
+        [[unroll]] for (uint kk = 0; kk < 4; ++kk) a += w[kk] * gpu_key_v(kv_row0, kread[kk], slot[kk], p, c);
+#ifdef GPU_VALUE_TERM
+        if (p == 0) {
+          [[unroll]] for (uint kk = 0; kk < 4; ++kk) a += w[kk] * GPU_VALUE_TERM(kread[kk], c);
+        }
+#endif
+        gpu_acc[p * LC + t] = a;
+      }
+    }
+  }
+}
+
+// Stages keys [t0, t0 + n) of K and V (every part) in the tiles.
+void gpu_stage(uint kv_row0, uint t0, uint n) {
+  const uint wg = gl_WorkGroupSize.x;
+  for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += wg) {
+    const uint jt = e / D4P, c = e - jt * D4P;
+    const uint base = (kv_row0 + t0 + jt) * HEAD_DIM;
+    vec4 kc = ATTN_LOAD_CHUNK(k, k_c, base, c);
+#ifdef GPU_K_CHUNK
+    kc = GPU_K_CHUNK(t0 + jt, c, kc, base);
+#endif
+    const uint te = jt * QW + c;
+    tile_k[te] = kc;
+    tile_v[te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+#if ATTN_PARTS > 1
+    [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p) {
+      tile_k[te + p * D4P] = ATTN_K_PART(p, base, c);
+      tile_v[te + p * D4P] = ATTN_V_PART(p, base, c);
+    }
+#endif
+  }
+}
+
+// Loads the lane's chunks of the q row at element qbase (every part).
+void gpu_load_q(uint qbase) {
+  [[unroll]] for (uint t = 0; t < LC; ++t) {
+    const uint c = gpu_chunk(t);
+    [[unroll]] for (uint p = 0; p < ATTN_PARTS; ++p) gpu_q[p * LC + t] = vec4(0.0);
+    if (c < D4P) {
+      vec4 x = ATTN_LOAD_CHUNK(q, q_c, qbase, c);
+#ifdef GPU_Q_CHUNK
+      x = GPU_Q_CHUNK(c, x, qbase, gpu_qpos);
+#endif
+      gpu_q[t] = x;
+#if ATTN_PARTS > 1
+      [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p) gpu_q[p * LC + t] = ATTN_Q_PART(p, qbase, c);
+#endif
+    }
+  }
+}
+
+// The row's output (one split: o = acc / l) or its partial (m, l, acc).
+void gpu_store(uint qrow, uint split) {
+  if (pc.splits > 1) {
+    const uint prow = split * pc.total_rows + qrow;
+    if (gpu_lane == 0) part_ml[prow] = vec2(gpu_m, gpu_l);
+    [[unroll]] for (uint t = 0; t < LC; ++t) {
+      const uint c = gpu_chunk(t);
+      if (c >= D4P) continue;
+      [[unroll]] for (uint p = 0; p < ATTN_PARTS; ++p) part_acc[prow * QW + p * D4P + c] = gpu_acc[p * LC + t];
+    }
+    return;
+  }
+  const float inv_l = gpu_l > 0.0 ? 1.0 / gpu_l : 0.0;  // no visible key: zeros
+  const uint obase = qrow * HEAD_DIM;
+  [[unroll]] for (uint t = 0; t < LC; ++t) {
+    const uint c = gpu_chunk(t);
+    if (c >= D4P) continue;
+    const vec4 y = gpu_acc[t] * inv_l;
+    if (VEC4) {
+      o_c[obase / 4 + c] = ATTN_CHUNK_STORE(y);
+    } else {
+      [[unroll]] for (uint u = 0; u < 4; ++u) {
+        if (4 * c + u < HEAD_DIM) o[obase + 4 * c + u] = STORAGE_T(y[u]);
+      }
+    }
+#if ATTN_PARTS > 1
+    [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p) ATTN_STORE_PART(p, obase, c, gpu_acc[p * LC + t] * inv_l);
+#endif
+  }
+}
+
+void main() {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint rows_wg = gl_WorkGroupSize.x / LANES;
+  const uint cluster = lid / LANES;
+  gpu_lane = lid % LANES;
+  const uint group = pc.heads / pc.kv_heads;
+  const uint rows = group * pc.seq;  // query rows reading this kv head
+  const uint b = gl_WorkGroupID.y / pc.kv_heads;
+  const uint kvh = gl_WorkGroupID.y % pc.kv_heads;
+  const uint kv_row0 = gl_WorkGroupID.y * pc.kv_seq;
+
+  const uint row = DIRECT ? gl_WorkGroupID.x : gl_WorkGroupID.x * rows_wg + cluster;
+  const uint split = DIRECT ? gl_WorkGroupID.z * rows_wg + cluster : gl_WorkGroupID.z;
+  const uint rr = min(row, rows - 1);  // idle clusters shadow the last row, write nothing
+  const uint i = rr / group;
+  gpu_h = kvh * group + rr % group;
+  gpu_qpos = i + pc.kv_seq - pc.seq;  // i' = i + M - N
+  const uint kb = min(pc.kv_seq, split * pc.keys_per_split);
+  uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
+  if (pc.causal != 0 && !DIRECT) {
+    // The workgroup's last position (the rows' own masks do the rest).
+    const uint last_row = min(rows, (gl_WorkGroupID.x + 1) * rows_wg) - 1;
+    ke = min(ke, last_row / group + pc.kv_seq - pc.seq + 1);
+  }
+
+  const uint qrow = (b * pc.heads + gpu_h) * pc.seq + i;
+  gpu_load_q(qrow * HEAD_DIM);
+#ifdef ATTN_ROW_STATE
+  ATTN_ROW_STATE(0, gpu_h, gpu_qpos);
+#endif
+  [[unroll]] for (uint t = 0; t < ATTN_PARTS * LC; ++t) {
+    gpu_q[t] *= pc.scale;
+    gpu_acc[t] = vec4(0.0);
+  }
+  gpu_m = ATTN_MASKED;
+  gpu_l = 0.0;
+
+  if (DIRECT) {
+    // A trip count uniform over the workgroup; keys past ke are masked.
+    for (uint j = 0; j < pc.keys_per_split; j += 4) gpu_fold4(kv_row0, kb + j, ke, 0, 1);
+  } else {
+    for (uint t0 = kb; t0 < ke; t0 += BC) {
+      const uint n = min(BC, ke - t0);
+      barrier();  // the previous tile is no longer read
+      gpu_stage(kv_row0, t0, n);
+      barrier();
+      for (uint jt = 0; jt < n; jt += 4) gpu_fold4(kv_row0, t0 + jt, t0 + n, jt, n);
+    }
+  }
+
+  if (row >= rows || (DIRECT && split >= pc.splits)) return;
+  gpu_store(qrow, split);
+}
+
+#endif

@@ -1,0 +1,44 @@
+// The parts of compare's timing rule that let a gate stay quiet and sharp on
+// a shared CPU runner (docs/compare-and-gate.md, "The gate on a shared CPU
+// runner"):
+//   - which samples are compared: GPU timestamps (time_ns) or the process
+//     CPU time of each sample (cpu_ns), which on lavapipe is the device's own
+//     work, so other processes' load barely moves it;
+//   - the load factor: the median NEW/BASE ratio over every case timed on
+//     both sides, which `--normalize` divides out, since load on the machine
+//     moves all cases together while a regression moves a few;
+//   - per variant and impl, the median of its cases' ratios, which
+//     `--variant-threshold` gates: a kernel change moves all of a variant's
+//     cases, while noise rarely moves most of them together.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/comparison.h"
+#include "analysis/report_file.h"
+
+namespace pebench {
+
+const char* series_name(TimeSeries s);  // "gpu" | "cpu"
+
+// A timed case's median and samples in `series`.
+double series_median(const TimeRecord& t, TimeSeries series);
+const std::vector<double>& series_samples(const TimeRecord& t, TimeSeries series);
+
+// Median of the NEW/BASE ratios of the pairs ok and timed on both sides in
+// `series`; 1 when there are none.
+double load_factor(const std::vector<std::pair<const CaseRecord*, const CaseRecord*>>& matched, TimeSeries series);
+
+// Per variant and impl (BASE order), the median ratio of its cases that have
+// a ratio and enough samples; slower when past 1 + options.variant_threshold.
+std::vector<VariantComparison> compare_variants(const std::vector<CaseComparison>& cases,
+                                                const CompareOptions& options);
+
+// Throws ReportError naming the file when `reports` cannot be compared under
+// `options`: BASE (reports[0]) was made with --inject-slowdown, or a timed ok
+// case has no cpu_ns samples while options.series is kCpu.
+void check_comparable(const std::vector<ReportFile>& reports, const CompareOptions& options);
+
+}  // namespace pebench

@@ -1,0 +1,67 @@
+#include "cli/option_checks.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+#include "harness/errors.h"
+
+namespace pebench {
+
+CLI::Validator submit_timeout_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        // strtod, not CLI11's conversion: it takes "nan" and "inf", which the checks below refuse.
+        char* end = nullptr;
+        errno = 0;
+        const double s = std::strtod(text.c_str(), &end);
+        const bool parsed = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE;
+        if (parsed && std::isfinite(s) && s > 0 && s <= kMaxSubmitTimeoutS) return "";
+        return fmt::format("'{}' is not a number of seconds above 0 and at most {:g}", text, kMaxSubmitTimeoutS);
+      },
+      "SECONDS in (0, 86400]");
+}
+
+CLI::Validator whole_uint64() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (!text.empty() && ec == std::errc() && end == text.data() + text.size()) return "";
+        return fmt::format("'{}' is not a whole number from 0 to {}", text, UINT64_MAX);
+      },
+      "UINT64");
+}
+
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size_max() == 0) continue;  // a flag: it takes no value
+    for (const std::string& value : opt->results()) {
+      if (value.empty()) {
+        throw UsageError(fmt::format("{}: empty value (leave the option out for its default)", opt->get_name()));
+      }
+    }
+  }
+}
+
+void check_benchmark_flags(const std::vector<std::string>& flags) {
+  const std::string repetitions = "--benchmark_repetitions=";
+  for (const auto& flag : flags) {
+    if (flag.rfind(repetitions, 0) != 0) continue;
+    // Google Benchmark takes any 32-bit int here and reserves that many
+    // runs: -1 ends in std::length_error ("vector::reserve"), 0 runs nothing.
+    const std::string value = flag.substr(repetitions.size());
+    int n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n < 1) {
+      throw UsageError(fmt::format("{}: must be a whole number from 1 to {}", flag, INT_MAX));
+    }
+  }
+}
+
+}  // namespace pebench

@@ -1,0 +1,31 @@
+// Command-line values that CLI11 would accept but pebench must not: an
+// empty value (CLI11 stores "", which our commands read as "not given"),
+// numbers outside what the code can represent, and the Google Benchmark
+// flags pebench passes through. Each failure is one line naming the value
+// (exit 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace pebench {
+
+// The longest one submission may be waited for. A VkFence wait takes
+// uint64 nanoseconds; a day is far below that and far above any real case.
+inline constexpr double kMaxSubmitTimeoutS = 86400;
+
+// Validator for --timeout: a finite number of seconds in (0, kMaxSubmitTimeoutS].
+CLI::Validator submit_timeout_seconds();
+// Validator for a uint64 option such as --seed: digits only, at most 2^64-1
+// (CLI11 itself wraps "-1" and saturates larger values).
+CLI::Validator whole_uint64();
+
+// Throws UsageError naming the first option of `app` given with an empty value.
+void reject_empty_values(const CLI::App& app);
+// Throws UsageError for a --benchmark_* flag whose value Google Benchmark
+// would accept and then fail on (--benchmark_repetitions below 1).
+void check_benchmark_flags(const std::vector<std::string>& flags);
+
+}  // namespace pebench
