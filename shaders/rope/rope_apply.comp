@@ -1,11 +1,15 @@
 #version 450
 // rope.apply: y = x rotated at position p = offset + n (encodings.md section 2).
-// x, y: [rows = B*H, N, D]. An item is one position n and one group of
-// dims; it computes its angles (sin and cos) once and applies them to that
-// position in every one of the B*H rows: the angle depends on (n, t) only,
-// and on lavapipe sin and cos cost many times a vec4 load, so sharing them
-// across heads is what keeps this kernel at the speed of a copy. The items
-// of a position are first the rotations, then the pass-through dims [R, D).
+// x, y: [rows = B*H, N, D]. An item is one position n, one group of dims
+// and a chunk of `rows_per_item` of the B*H rows; it computes its angles
+// (sin and cos) once and applies them to that position in each row of its
+// chunk: the angle depends on (n, t) only, and on lavapipe sin and cos cost
+// many times a vec4 load, so sharing them across heads is what keeps this
+// kernel near the speed of a copy. Chunks, not all B*H rows: rows lie N*D
+// elements apart, often a power of two (1 MiB at N 2048, D 128), and an
+// invocation striding through 32 of them ran at a third of the speed of 8
+// (llvmpipe, H 32). The items of a position are first the rotations, then
+// the pass-through dims [R, D).
 // Angles come from the fixed-point frequency table (common/phase.glsl), so
 // their error does not grow with p. With VEC4 every access is a vec4 (neox:
 // 4 pairs (t..t+3, t+R/2..); gptj: 2 interleaved pairs), which is what
@@ -32,6 +36,7 @@ layout(push_constant) uniform Push {
   uint offset;
   uint neox;
   float attention_factor;
+  uint rows_per_item;
 } pc;
 
 void main() {
@@ -42,17 +47,22 @@ void main() {
   const uint per_pos = rot_items + pass_items;
   const uint row_stride = pc.seq * pc.dim;  // elements from one (b, h) row to the next at the same n
   const float f = pc.attention_factor;
-  FOR_EACH_ITEM(item, pc.seq * per_pos) {
-    const uint n = item / per_pos;
-    const uint j = item - n * per_pos;
+  const uint chunks = (pc.rows + pc.rows_per_item - 1) / pc.rows_per_item;
+  FOR_EACH_ITEM(item, chunks * pc.seq * per_pos) {
+    const uint chunk = item / (pc.seq * per_pos);
+    const uint in_chunk = item - chunk * (pc.seq * per_pos);
+    const uint n = in_chunk / per_pos;
+    const uint j = in_chunk - n * per_pos;
     const uint p = pc.offset + n;
-    const uint base = n * pc.dim;
+    const uint r0 = chunk * pc.rows_per_item;
+    const uint r1 = min(r0 + pc.rows_per_item, pc.rows);
+    const uint base = r0 * row_stride + n * pc.dim;
     if (j >= rot_items) {  // pass-through dims
       const uint k = j - rot_items;
       if (VEC4) {
-        for (uint r = 0, e = (base + pc.rotary_dim) / 4 + k; r < pc.rows; ++r, e += row_stride / 4) y4[e] = x4[e];
+        for (uint r = r0, e = (base + pc.rotary_dim) / 4 + k; r < r1; ++r, e += row_stride / 4) y4[e] = x4[e];
       } else {
-        for (uint r = 0, e = base + pc.rotary_dim + k; r < pc.rows; ++r, e += row_stride) y[e] = x[e];
+        for (uint r = r0, e = base + pc.rotary_dim + k; r < r1; ++r, e += row_stride) y[e] = x[e];
       }
     } else if (VEC4 && neox) {
       const uint t = 4 * j;
@@ -62,7 +72,7 @@ void main() {
         c[q] = cos(a);
         s[q] = sin(a);
       }
-      for (uint r = 0, e1 = (base + t) / 4, e2 = (base + t + half_r) / 4; r < pc.rows;
+      for (uint r = r0, e1 = (base + t) / 4, e2 = (base + t + half_r) / 4; r < r1;
            ++r, e1 += row_stride / 4, e2 += row_stride / 4) {
         vec4 y1, y2;
         rope_rotate4(vec4(x4[e1]), vec4(x4[e2]), c, s, f, y1, y2);
@@ -73,7 +83,7 @@ void main() {
       const uint t = 2 * j;
       const float a0 = phase_angle(p, freq[t]), a1 = phase_angle(p, freq[t + 1]);
       const vec2 c = vec2(cos(a0), cos(a1)), s = vec2(sin(a0), sin(a1));
-      for (uint r = 0, e = base / 4 + j; r < pc.rows; ++r, e += row_stride / 4) {
+      for (uint r = r0, e = base / 4 + j; r < r1; ++r, e += row_stride / 4) {
         const vec4 v = vec4(x4[e]);
         y4[e] = STORAGE_VEC4(vec4(rope_rotate(v.x, v.y, c.x, s.x, f), rope_rotate(v.z, v.w, c.y, s.y, f)));
       }
@@ -82,7 +92,7 @@ void main() {
       const uint o2 = base + (neox ? j + half_r : 2 * j + 1);
       const float a = phase_angle(p, freq[j]);
       const float c = cos(a), s = sin(a);
-      for (uint r = 0, i1 = o1, i2 = o2; r < pc.rows; ++r, i1 += row_stride, i2 += row_stride) {
+      for (uint r = r0, i1 = o1, i2 = o2; r < r1; ++r, i1 += row_stride, i2 += row_stride) {
         const vec2 v = rope_rotate(float(x[i1]), float(x[i2]), c, s, f);
         y[i1] = STORAGE_T(v.x);
         y[i2] = STORAGE_T(v.y);

@@ -2,6 +2,7 @@
 // section 2), both pair styles, a partial rotary_dim and all five scalings.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "harness/registry.h"
@@ -59,23 +60,28 @@ class RopeApplyCase : public Case {
     const bool vec4 = dim_ % 4 == 0 && R % (spec_.neox ? 8 : 4) == 0;
     const int64_t rot_items = vec4 ? (spec_.neox ? R / 8 : R / 4) : R / 2;
     const int64_t pass_items = vec4 ? (dim_ - R) / 4 : dim_ - R;
+    // An item: one position and dim group in a chunk of rows (B*H of them),
+    // sharing its sin and cos across the chunk. On a CPU device, where sin
+    // and cos cost many loads, 8 rows; on a GPU 1 (parallelism matters more).
+    const int64_t rows = batch_ * heads_;
+    const int64_t rows_per_item = std::min<int64_t>(rec.launch().is_cpu() ? 8 : 1, rows);
     PushConstants push;
-    push.u32(static_cast<uint32_t>(batch_ * heads_))
+    push.u32(static_cast<uint32_t>(rows))
         .u32(static_cast<uint32_t>(seq_))
         .u32(static_cast<uint32_t>(dim_))
         .u32(static_cast<uint32_t>(R))
         .u32(static_cast<uint32_t>(offset_))
         .u32(spec_.neox ? 1 : 0)
-        .f32(static_cast<float>(spec_.attention_factor));
-    // One item per position and dim group, looping over the B*H rows.
-    const auto rows = static_cast<uint32_t>(batch_ * heads_);
-    const int64_t items = seq_ * (rot_items + pass_items);
-    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, items, push, rows);
+        .f32(static_cast<float>(spec_.attention_factor))
+        .u32(static_cast<uint32_t>(rows_per_item));
+    const int64_t items = (rows + rows_per_item - 1) / rows_per_item * seq_ * (rot_items + pass_items);
+    const auto loop = static_cast<uint32_t>(rows_per_item);
+    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, items, push, loop);
     d.spec_constants.push_back(vec4 ? 1 : 0);
-    // One item per invocation: an item already loops over the B*H rows, and
+    // One item per invocation: an item already loops over its rows, and
     // on lavapipe invocations that loop over several items were slower
     // (CPU time per execution, seq 4096 H 8 D 64 f32: 4 items each 1.7x one).
-    d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0], rows);
+    d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0], loop);
     rec.dispatch(d);
   }
 
