@@ -3,6 +3,8 @@
 // status "interrupted" ("skipped" is for parameters a variant rejects).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -28,8 +30,14 @@ TEST(Interrupt, SigintKeepsFinishedCasesInAValidReport) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // stdout (the run table and the summary line) to a file.
+  const std::string summary_file = dir + "/stdout.txt";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, summary_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, PEBENCH_EXE, nullptr, nullptr, argv.data(), environ), 0);
+  ASSERT_EQ(posix_spawn(&pid, PEBENCH_EXE, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
 
   // Wait until at least one case is in the report, then interrupt.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -61,6 +69,12 @@ TEST(Interrupt, SigintKeepsFinishedCasesInAValidReport) {
   EXPECT_GE(ok, 1u);
   EXPECT_EQ(ok + interrupted, results.size());
   EXPECT_LT(ok, 16u) << "the interrupt came too late to test anything";
+  // The summary counts interrupted cases as such, not as skipped.
+  const std::string summary = test::read_file(summary_file);
+  EXPECT_NE(summary.find(fmt::format("{} ok, 0 failed or errored, 0 skipped or unsupported, {} interrupted;", ok,
+                                     interrupted)),
+            std::string::npos)
+      << summary;
 }
 
 }  // namespace

@@ -243,11 +243,13 @@ class RunCommand : public Command {
   }
 
   int summarize(const ReportWriter& writer, std::ostream& out) {
-    size_t ok = 0, bad = 0, other = 0;
+    size_t ok = 0, bad = 0, other = 0, interrupted = 0;
     std::string first_bad, first_other;
     for (const auto& r : writer.results()) {
       if (r.status == CaseStatus::kOk) {
         ++ok;
+      } else if (r.status == CaseStatus::kInterrupted) {
+        ++interrupted;
       } else if (r.status == CaseStatus::kFailed || r.status == CaseStatus::kError) {
         if (bad++ == 0) first_bad = fmt::format("{} {}: {}", r.id, status_name(r.status), r.reason);
       } else if (other++ == 0) {
@@ -255,8 +257,8 @@ class RunCommand : public Command {
       }
     }
     out << run_table_text(writer.results());
-    out << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported; report: {}\n", ok, bad, other,
-                             writer.path());
+    out << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported{}; report: {}\n", ok, bad, other,
+                       interrupted ? fmt::format(", {} interrupted", interrupted) : "", writer.path());
     if (g_interrupted) {
       std::cerr << "pebench run: interrupted; the report holds the cases that finished\n";
       return 130;
