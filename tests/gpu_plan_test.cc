@@ -5,6 +5,8 @@
 // decode (direct mode with key splits).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "harness/registry.h"
 #include "test_util.h"
 
@@ -12,6 +14,40 @@ namespace pebench {
 namespace {
 
 GpuContext& desktop() { return test::gpu_as("desktop-gpu"); }
+
+// A desktop GPU without subgroup shuffles (basic, vote and arithmetic only):
+// the GPU flash kernel reduces its split dots through shared memory instead
+// (the attn_flash_gpusm_* builds).
+GpuContext& desktop_without_shuffles() {
+  static const std::string path = [] {
+    const std::string file = test::temp_dir("no-shuffle-profile") + "/desktop-no-shuffle.json";
+    std::ofstream(file) << R"({
+  "capabilities": { "gpu": {
+    "features": {
+      "VkPhysicalDeviceFeatures": { "shaderInt64": true, "shaderFloat64": true },
+      "VkPhysicalDevice16BitStorageFeatures": { "storageBuffer16BitAccess": true },
+      "VkPhysicalDeviceShaderFloat16Int8Features": { "shaderFloat16": true, "shaderInt8": true },
+      "VkPhysicalDevice8BitStorageFeatures": { "storageBuffer8BitAccess": true },
+      "VkPhysicalDeviceSubgroupSizeControlFeatures": { "subgroupSizeControl": true, "computeFullSubgroups": true }
+    },
+    "properties": {
+      "VkPhysicalDeviceProperties": {
+        "deviceType": "VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU",
+        "limits": { "maxComputeSharedMemorySize": 49152, "maxComputeWorkGroupInvocations": 1024,
+                    "maxComputeWorkGroupSize": [1024, 1024, 64], "maxPushConstantsSize": 256 }
+      },
+      "VkPhysicalDeviceSubgroupProperties": {
+        "supportedOperations": ["VK_SUBGROUP_FEATURE_BASIC_BIT", "VK_SUBGROUP_FEATURE_VOTE_BIT",
+                                "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT"]
+      }
+    }
+  } },
+  "profiles": { "desktop-no-shuffle": { "capabilities": ["gpu"] } }
+})";
+    return file;
+  }();
+  return test::gpu_as(path);
+}
 
 std::vector<std::string> variant_ids(const std::string& family) {
   std::vector<std::string> out;
@@ -52,6 +88,26 @@ TEST_P(AttnGpuPlan, ValidatesDecodeWithKeySplits) {
                                                     {"dim", "64"}},
                                        {}, &desktop());
   expect_validated(results);
+}
+
+// The shared-memory reduction: staged (several rows per workgroup) and
+// decode, and every case really ran the gpusm build.
+TEST_P(AttnGpuPlan, ValidatesWithSharedMemoryReductionWithoutShuffles) {
+  auto results = test::run_cases(GetParam(), {{"impl", "flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"},
+                                              {"heads", "4"}, {"kv_heads", "2"}, {"seq", "24"}, {"kv_seq", "40"},
+                                              {"dim", "32"}},
+                                 {}, &desktop_without_shuffles());
+  const auto decode = test::run_cases(GetParam(), {{"impl", "flash"}, {"dtype", "f32"}, {"heads", "4"},
+                                                   {"kv_heads", "1"}, {"seq", "1"}, {"kv_seq", "200"}, {"dim", "64"}},
+                                      {}, &desktop_without_shuffles());
+  results.insert(results.end(), decode.begin(), decode.end());
+  expect_validated(results);
+  for (const auto& r : results) {
+    if (r.status != CaseStatus::kOk) continue;
+    bool gpusm = false;
+    for (const auto& p : r.pipelines) gpusm = gpusm || p.shader.rfind("attn_flash_gpusm_", 0) == 0;
+    EXPECT_TRUE(gpusm) << r.dtype << " " << r.label << ": no attn_flash_gpusm_ pipeline ran";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAttentionVariant, AttnGpuPlan, ::testing::ValuesIn(variant_ids("attn")),
