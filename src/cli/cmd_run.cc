@@ -174,21 +174,21 @@ class RunCommand : public Command {
     }
 
     nlohmann::json header;
-    header["schema"] = kReportSchema;
-    header["tool"] = tool_json();
-    header["created"] = iso8601_now();
-    header["command"] = command_line();
-    header["host"] = host_json();
-    header["devices"] = devices;
-    header["run"] = {{"preset", preset_.empty() ? nullptr : nlohmann::json(preset_)},
-                     {"seed", seed_},
-                     {"validate", !no_validate_},
-                     {"vulkan_validation", vk_validation_},
-                     {"compile_only", compile_only_},
-                     {"cases", cases.size()},
-                     {"repetitions", repetitions},
-                     {"benchmark_filter", gb.filter.empty() ? nullptr : nlohmann::json(gb.filter)}};
-    if (!injected.empty()) header["run"]["inject_slowdown"] = slowdowns_json(injected);
+    header[report_key::kSchema] = kReportSchema;
+    header[report_key::kTool] = tool_json();
+    header[report_key::kCreated] = iso8601_now();
+    header[report_key::kCommand] = command_line();
+    header[report_key::kHost] = host_json();
+    header[report_key::kDevices] = devices;
+    header[report_key::kRun] = {{"preset", preset_.empty() ? nullptr : nlohmann::json(preset_)},
+                                {"seed", seed_},
+                                {"validate", !no_validate_},
+                                {"vulkan_validation", vk_validation_},
+                                {"compile_only", compile_only_},
+                                {"cases", cases.size()},
+                                {"repetitions", repetitions},
+                                {"benchmark_filter", gb.filter.empty() ? nullptr : nlohmann::json(gb.filter)}};
+    if (!injected.empty()) header[report_key::kRun][report_key::kInjectSlowdown] = slowdowns_json(injected);
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
 

@@ -208,7 +208,7 @@ void ReportWriter::add(const CaseResult& result) {
 
 void ReportWriter::flush() const {
   nlohmann::json j = header_;
-  j["results"] = results_json_;
+  j[report_key::kResults] = results_json_;
   write_file_atomic(path_, j.dump(1) + "\n");
 }
 

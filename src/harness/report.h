@@ -8,12 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/report_schema.h"
 #include "harness/result.h"
 #include "runtime/physical_device.h"
 
 namespace pebench {
-
-inline constexpr const char* kReportSchema = "pebench.report/1";
 
 nlohmann::json tool_json();
 nlohmann::json host_json();

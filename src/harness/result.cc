@@ -4,26 +4,13 @@
 #include <cmath>
 #include <numeric>
 
+#include "analysis/report_schema.h"
+
 namespace pebench {
 
 const char* status_name(CaseStatus s) {
-  switch (s) {
-    case CaseStatus::kOk:
-      return "ok";
-    case CaseStatus::kFailed:
-      return "failed";
-    case CaseStatus::kSkipped:
-      return "skipped";
-    case CaseStatus::kUnsupported:
-      return "unsupported";
-    case CaseStatus::kError:
-      return "error";
-    case CaseStatus::kCompiled:
-      return "compiled";
-    case CaseStatus::kInterrupted:
-      return "interrupted";
-  }
-  return "error";
+  const auto i = static_cast<size_t>(s);
+  return i < kStatusNames.size() ? kStatusNames[i] : "error";
 }
 
 namespace {
@@ -73,75 +60,78 @@ nlohmann::json params_to_json(const Params& p) {
 nlohmann::json pipeline_to_json(const PipelineRecord& p) {
   nlohmann::json spec = nlohmann::json::object();
   for (const auto& [name, value] : p.spec_constants) spec[name] = value;
-  nlohmann::json j = {{"shader", p.shader},         {"storage", p.storage},
-                      {"spec_constants", spec},     {"local_size", p.local_size},
-                      {"groups", p.groups}};
+  nlohmann::json j = {{report_key::kShader, p.shader},
+                      {report_key::kStorage, p.storage},
+                      {report_key::kSpecConstants, spec},
+                      {report_key::kLocalSize, p.local_size},
+                      {report_key::kGroups, p.groups}};
   if (!p.stats.empty()) {
     nlohmann::json stats = nlohmann::json::object();
     for (const auto& [name, value] : p.stats) stats[name] = number(value);
-    j["stats"] = stats;
+    j[report_key::kStats] = stats;
   }
   return j;
 }
 
 nlohmann::json result_to_json(const CaseResult& r) {
   nlohmann::json j;
-  j["id"] = r.id;
-  j["device"] = r.device;
-  j["variant"] = r.variant;
-  j["impl"] = r.impl;
-  j["dtype"] = r.dtype;
-  j["params"] = params_to_json(r.params);
-  j["label"] = r.label;
-  if (!r.benchmark.empty()) j["benchmark"] = r.benchmark;
-  j["status"] = status_name(r.status);
-  j["reason"] = r.reason;
+  j[report_key::kId] = r.id;
+  j[report_key::kDevice] = r.device;
+  j[report_key::kVariant] = r.variant;
+  j[report_key::kImpl] = r.impl;
+  j[report_key::kDtype] = r.dtype;
+  j[report_key::kParams] = params_to_json(r.params);
+  j[report_key::kLabel] = r.label;
+  if (!r.benchmark.empty()) j[report_key::kBenchmark] = r.benchmark;
+  j[report_key::kStatus] = status_name(r.status);
+  j[report_key::kReason] = r.reason;
   if (r.time) {
-    j["time_ns"] = {{"median", r.time->median}, {"min", r.time->min},       {"max", r.time->max},
-                    {"mean", r.time->mean},     {"stddev", r.time->stddev}, {"samples", r.time->samples}};
-    j["timing"] = r.timing;
+    j[report_key::kTimeNs] = {{report_key::kMedian, r.time->median}, {report_key::kMin, r.time->min},
+                              {report_key::kMax, r.time->max},       {report_key::kMean, r.time->mean},
+                              {report_key::kStddev, r.time->stddev}, {report_key::kSamples, r.time->samples}};
+    j[report_key::kTiming] = r.timing;
   } else {
-    j["time_ns"] = nullptr;
-    j["timing"] = nullptr;
+    j[report_key::kTimeNs] = nullptr;
+    j[report_key::kTiming] = nullptr;
   }
   if (r.time && !r.time->cpu_samples.empty()) {
-    j["cpu_ns"] = {{"median", r.time->cpu_median}, {"samples", r.time->cpu_samples}};
+    j[report_key::kCpuNs] = {{report_key::kMedian, r.time->cpu_median}, {report_key::kSamples, r.time->cpu_samples}};
   } else {
-    j["cpu_ns"] = nullptr;
+    j[report_key::kCpuNs] = nullptr;
   }
-  j["bytes"] = r.cost.bytes;
-  j["flops"] = r.cost.flops;
+  j[report_key::kBytes] = r.cost.bytes;
+  j[report_key::kFlops] = r.cost.flops;
   if (r.time && r.time->median > 0) {
-    j["gbps"] = r.cost.bytes / r.time->median;   // bytes per ns == GB/s
-    j["gflops"] = r.cost.flops / r.time->median;  // flops per ns == GFLOP/s
+    j[report_key::kGbps] = r.cost.bytes / r.time->median;    // bytes per ns == GB/s
+    j[report_key::kGflops] = r.cost.flops / r.time->median;  // flops per ns == GFLOP/s
   } else {
-    j["gbps"] = nullptr;
-    j["gflops"] = nullptr;
+    j[report_key::kGbps] = nullptr;
+    j[report_key::kGflops] = nullptr;
   }
   if (r.validation.ran) {
     const auto& v = r.validation;
-    nlohmann::json tol = {{"nmse", v.tolerance.nmse}};
-    if (v.tolerance.max_rel > 0) tol["max_rel"] = v.tolerance.max_rel;
-    if (!v.tolerance.model.empty()) tol["model"] = v.tolerance.model;
-    j["validation"] = {{"nmse", number(v.nmse)},
-                       {"max_abs", number(v.max_abs)},
-                       {"max_rel", number(v.max_rel)},
-                       {"tolerance", tol},
-                       {"passed", v.passed},
-                       {"rows_checked", v.rows_checked},
-                       {"rows_total", v.rows_total}};
-    if (!v.detail.empty()) j["validation"]["detail"] = v.detail;
+    nlohmann::json tol = {{report_key::kNmse, v.tolerance.nmse}};
+    if (v.tolerance.max_rel > 0) tol[report_key::kMaxRel] = v.tolerance.max_rel;
+    if (!v.tolerance.model.empty()) tol[report_key::kModel] = v.tolerance.model;
+    j[report_key::kValidation] = {{report_key::kNmse, number(v.nmse)},      {report_key::kMaxAbs, number(v.max_abs)},
+                                  {report_key::kMaxRel, number(v.max_rel)}, {report_key::kTolerance, tol},
+                                  {report_key::kPassed, v.passed},          {report_key::kRowsChecked, v.rows_checked},
+                                  {report_key::kRowsTotal, v.rows_total}};
+    if (!v.detail.empty()) j[report_key::kValidation][report_key::kDetail] = v.detail;
   } else {
-    j["validation"] = nullptr;
+    j[report_key::kValidation] = nullptr;
   }
-  j["vk_validation_errors"] = r.vk_validation_errors;
-  j["roofline"] = r.roofline ? roofline_to_json(*r.roofline) : nlohmann::json(nullptr);
-  j["pipelines"] = nlohmann::json::array();
-  for (const auto& p : r.pipelines) j["pipelines"].push_back(pipeline_to_json(p));
+  j[report_key::kVkValidationErrors] = r.vk_validation_errors;
+  j[report_key::kRoofline] = r.roofline ? roofline_to_json(*r.roofline) : nlohmann::json(nullptr);
+  j[report_key::kPipelines] = nlohmann::json::array();
+  for (const auto& p : r.pipelines) j[report_key::kPipelines].push_back(pipeline_to_json(p));
   if (r.injected_slowdown) {
     const auto& s = *r.injected_slowdown;
-    j["inject_slowdown"] = {{"factor", s.factor},     {"passes", s.passes},           {"divisor", s.divisor},
-                            {"fixed_ns", s.fixed_ns}, {"fixed_cpu_ns", s.fixed_cpu_ns}};
+    j[report_key::kInjectSlowdown] = {{"factor", s.factor},
+                                      {"passes", s.passes},
+                                      {"divisor", s.divisor},
+                                      {"fixed_ns", s.fixed_ns},
+                                      {"fixed_cpu_ns", s.fixed_cpu_ns}};
   }
   return j;
 }
