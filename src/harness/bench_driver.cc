@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "analysis/format_units.h"
+
 namespace pebench {
 
 std::atomic<bool> g_interrupted{false};
@@ -32,17 +34,6 @@ std::string short_params(const Variant& v, const Params& p, const std::vector<st
   }
   return out;
 }
-
-namespace {
-
-std::string format_ns(double ns) {
-  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
-  if (ns < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
-  return fmt::format("{:.3f} s", ns / 1e9);
-}
-
-}  // namespace
 
 // Receives Google Benchmark's runs and hands each finished case to the driver.
 class BenchDriver::Reporter : public benchmark::BenchmarkReporter {
