@@ -24,8 +24,6 @@ constexpr int64_t kFlashRowsPerGroup = 64;
 constexpr int64_t kFlashTargetGroups = 128;
 constexpr int64_t kFlashMinSplitKeys = 256;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 std::vector<ParamSpec> attn_params(const std::string& scale_doc) {

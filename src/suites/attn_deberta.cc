@@ -37,8 +37,6 @@ constexpr int64_t kTableBytes = int64_t{1} << 27;
 constexpr int64_t kTableTargetGroups = 128;
 constexpr int64_t kTableMinColumns = 16;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // The kr/qr rows the case's distances reach: idx is non-decreasing in
 // delta = i' - j, which runs from 1 - N to M - 1.
 struct RelRows {

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "harness/variant.h"
 
 namespace pebench {
+
+// a / b rounded up, for positive a and b.
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 inline TensorDesc tensor(std::string name, TensorRole role, DType dtype, std::vector<int64_t> shape, std::string doc) {
   return TensorDesc{std::move(name), role, dtype, std::move(shape), std::move(doc)};
