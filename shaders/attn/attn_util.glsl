@@ -32,4 +32,14 @@ vec4 attn_weight4(vec4 s, vec4 m) {
 #define ATTN_CHUNK_LOAD(x4) vec4(x4)
 #define ATTN_CHUNK_STORE(val) STORAGE_VEC4(val)
 
+// Chunk c (4 dims, zero past HEAD_DIM) of the row starting at element `base`
+// of a storage buffer seen as scalars (`buf`) and as vec4s (`bufc`). VEC4
+// and HEAD_DIM come from the kernel that expands it.
+#define ATTN_LOAD_CHUNK(buf, bufc, base, c)                                             \
+  (VEC4 ? ATTN_CHUNK_LOAD(bufc[(base) / 4 + (c)])                                       \
+        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,         \
+               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,         \
+               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
+               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
+
 #endif
