@@ -69,15 +69,9 @@ std::function<double(int64_t, int64_t, int64_t)> T5Bias::reference_bias(const Te
 
 namespace {
 
-class AttnT5Case : public AttnCase {
+class AttnT5Case : public T5BiasedAttnCase {
  public:
-  explicit AttnT5Case(const Params& p) : AttnCase(p), t5_(p, shape_) { plan(); }
-
-  void record(Recorder& rec) const override {
-    t5_.record(rec);
-    rec.barrier();
-    AttnCase::record(rec);
-  }
+  explicit AttnT5Case(const Params& p) : T5BiasedAttnCase(p) { plan(); }
 
  protected:
   std::string kernel() const override { return "t5"; }
@@ -107,9 +101,6 @@ class AttnT5Case : public AttnCase {
     err.model = "(bias sum u|s|, spread 2|b|)";
     return err;
   }
-
- private:
-  T5Bias t5_;
 };
 
 class AttnT5 : public Variant {

@@ -56,4 +56,20 @@ class T5Bias {
   std::vector<int32_t> buckets_;       // t5_bucket_table (reference): entry j - i' + M - 1
 };
 
+// An attention case whose scores add the T5 bias (attn.t5, attn.tupe):
+// record() runs the bias pre-pass, a barrier, then the attention.
+class T5BiasedAttnCase : public AttnCase {
+ public:
+  explicit T5BiasedAttnCase(const Params& p) : AttnCase(p), t5_(p, shape_) {}
+
+  void record(Recorder& rec) const override {
+    t5_.record(rec);
+    rec.barrier();
+    AttnCase::record(rec);
+  }
+
+ protected:
+  T5Bias t5_;
+};
+
 }  // namespace pebench

@@ -12,15 +12,9 @@
 namespace pebench {
 namespace {
 
-class AttnTupeCase : public AttnCase {
+class AttnTupeCase : public T5BiasedAttnCase {
  public:
-  explicit AttnTupeCase(const Params& p) : AttnCase(p), t5_(p, shape_) { plan(); }
-
-  void record(Recorder& rec) const override {
-    t5_.record(rec);
-    rec.barrier();
-    AttnCase::record(rec);
-  }
+  explicit AttnTupeCase(const Params& p) : T5BiasedAttnCase(p) { plan(); }
 
  protected:
   std::string kernel() const override { return "tupe"; }
@@ -73,9 +67,6 @@ class AttnTupeCase : public AttnCase {
     err.model = "(untied dot scale D^2 u, sums, spread)";
     return err;
   }
-
- private:
-  T5Bias t5_;
 };
 
 class AttnTupe : public Variant {
