@@ -1,21 +1,22 @@
 #include "harness/dtype.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
+#include "analysis/enum_names.h"
+
 namespace pebench {
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return "f32";
-    case DType::kF16:
-      return "f16";
-    case DType::kI32:
-      return "i32";
-  }
-  return "?";
-}
+namespace {
+
+constexpr std::array<const char*, 3> kDTypeNames = {"f32", "f16", "i32"};
+constexpr std::array<const char*, 3> kNpyDescrs = {"<f4", "<f2", "<i4"};
+static_assert(kDTypeNames.size() == static_cast<size_t>(DType::kI32) + 1, "one name per DType");
+
+}  // namespace
+
+const char* dtype_name(DType t) { return enum_name(t, kDTypeNames, "?"); }
 
 std::optional<DType> parse_dtype(const std::string& name) {
   if (name == "f32") return DType::kF32;
@@ -26,17 +27,7 @@ std::optional<DType> parse_dtype(const std::string& name) {
 
 size_t dtype_bytes(DType t) { return t == DType::kF16 ? 2 : 4; }
 
-const char* npy_descr(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return "<f4";
-    case DType::kF16:
-      return "<f2";
-    case DType::kI32:
-      return "<i4";
-  }
-  return "?";
-}
+const char* npy_descr(DType t) { return enum_name(t, kNpyDescrs, "?"); }
 
 uint16_t float_to_half(float f) {
   uint32_t x;

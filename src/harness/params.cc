@@ -2,28 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
+#include "analysis/enum_names.h"
 #include "harness/errors.h"
 
 namespace pebench {
 
-const char* param_type_name(ParamType t) {
-  switch (t) {
-    case ParamType::kInt:
-      return "int";
-    case ParamType::kFloat:
-      return "float";
-    case ParamType::kBool:
-      return "bool";
-    case ParamType::kEnum:
-      return "enum";
-  }
-  return "?";
-}
+namespace {
+
+constexpr std::array<const char*, 4> kParamTypeNames = {"int", "float", "bool", "enum"};
+static_assert(kParamTypeNames.size() == static_cast<size_t>(ParamType::kEnum) + 1, "one name per ParamType");
+
+}  // namespace
+
+const char* param_type_name(ParamType t) { return enum_name(t, kParamTypeNames, "?"); }
 
 ParamSpec int_param(std::string key, int64_t def, std::string help) {
   return ParamSpec{std::move(key), ParamType::kInt, ParamValue{def}, std::move(help), {}, {}};

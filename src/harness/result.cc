@@ -4,14 +4,14 @@
 #include <cmath>
 #include <numeric>
 
+#include "analysis/enum_names.h"
 #include "analysis/report_schema.h"
 
 namespace pebench {
 
-const char* status_name(CaseStatus s) {
-  const auto i = static_cast<size_t>(s);
-  return i < kStatusNames.size() ? kStatusNames[i] : "error";
-}
+static_assert(kStatusNames.size() == static_cast<size_t>(CaseStatus::kCompiled) + 1, "one name per CaseStatus");
+
+const char* status_name(CaseStatus s) { return enum_name(s, kStatusNames, "error"); }
 
 namespace {
 

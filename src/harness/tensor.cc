@@ -1,24 +1,22 @@
 #include "harness/tensor.h"
 
+#include <array>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 
+#include "analysis/enum_names.h"
+
 namespace pebench {
 
-const char* role_name(TensorRole r) {
-  switch (r) {
-    case TensorRole::kInput:
-      return "input";
-    case TensorRole::kOutput:
-      return "output";
-    case TensorRole::kConstant:
-      return "constant";
-    case TensorRole::kScratch:
-      return "scratch";
-  }
-  return "?";
-}
+namespace {
+
+constexpr std::array<const char*, 4> kRoleNames = {"input", "output", "constant", "scratch"};
+static_assert(kRoleNames.size() == static_cast<size_t>(TensorRole::kScratch) + 1, "one name per TensorRole");
+
+}  // namespace
+
+const char* role_name(TensorRole r) { return enum_name(r, kRoleNames, "?"); }
 
 int64_t TensorDesc::numel() const {
   int64_t n = 1;
