@@ -11,7 +11,7 @@ const float ATTN_MASKED = -1.0e30;
 const float ATTN_VISIBLE = -1.0e29;  // s > ATTN_VISIBLE: the key is visible
 
 // The push constants every attention kernel starts with, in the order
-// AttnCase::push_shape (attn_common.cc) packs them.
+// AttnShape::push (attn_common.cc) packs them.
 #define ATTN_PUSH_SHAPE \
   uint heads;    /* H */   \
   uint kv_heads; /* Hkv */ \
