@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "harness/errors.h"
@@ -92,7 +93,10 @@ std::string case_id(uint32_t device, const Variant& v, const Params& p) {
                      static_cast<uint32_t>(h ^ (h >> 32)));
 }
 
-std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec& spec) {
+namespace {
+
+// The variants the globs name (all without any), each once, in glob order.
+std::vector<const Variant*> select_variants(const Registry& registry, const SweepSpec& spec) {
   std::vector<const Variant*> selected;
   const std::vector<std::string> globs = spec.variant_globs.empty() ? std::vector<std::string>{"*"}
                                                                     : spec.variant_globs;
@@ -106,8 +110,11 @@ std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec&
       if (std::find(selected.begin(), selected.end(), v) == selected.end()) selected.push_back(v);
     }
   }
+  return selected;
+}
 
-  // Every command-line key must belong to some selected variant.
+// Every command-line key and impl must belong to some selected variant.
+void check_keys_and_impls(const std::vector<const Variant*>& selected, const SweepSpec& spec) {
   for (const auto& [key, values] : spec.axes) {
     bool known = false;
     for (const Variant* v : selected) {
@@ -120,87 +127,111 @@ std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec&
       throw UsageError(fmt::format("unknown parameter '{}': no selected variant has it (see `pebench list`)", key));
     }
   }
-  if (!spec.impls.empty()) {
-    for (const auto& impl : spec.impls) {
-      bool known = false;
-      for (const Variant* v : selected) {
-        const auto impls = v->impls();
-        known = known || std::find(impls.begin(), impls.end(), impl) != impls.end();
-      }
-      if (!known) throw UsageError(fmt::format("unknown impl '{}': no selected variant has it", impl));
+  for (const auto& impl : spec.impls) {
+    bool known = false;
+    for (const Variant* v : selected) {
+      const auto impls = v->impls();
+      known = known || std::find(impls.begin(), impls.end(), impl) != impls.end();
+    }
+    if (!known) throw UsageError(fmt::format("unknown impl '{}': no selected variant has it", impl));
+  }
+}
+
+// d_model without a value of its own: every heads * dim the sweep names
+// (heads 8 and dim 64 where it names none).
+std::vector<ParamValue> d_model_values(const SweepSpec& spec, const Variant& v) {
+  const auto* heads = lookup(spec, v, "heads");
+  const auto* dims = lookup(spec, v, "dim");
+  std::set<int64_t> products;
+  for (const auto& h : heads ? *heads : std::vector<std::string>{"8"}) {
+    for (const auto& d : dims ? *dims : std::vector<std::string>{"64"}) {
+      products.insert(parse_int_or_throw("heads", h) * parse_int_or_throw("dim", d));
     }
   }
+  return std::vector<ParamValue>(products.begin(), products.end());
+}
 
+// `values` without repeats, keeping the first occurrence's order.
+std::vector<ParamValue> without_repeats(std::vector<ParamValue> values) {
+  std::vector<ParamValue> unique;
+  for (auto& x : values) {
+    if (std::find(unique.begin(), unique.end(), x) == unique.end()) unique.push_back(std::move(x));
+  }
+  return unique;
+}
+
+// One variant's sweep axes: the values of each key, parsed, in the
+// variant's parameter order; keys without values are derived later.
+struct VariantAxes {
+  std::vector<std::pair<std::string, std::vector<ParamValue>>> axes;
+  std::vector<std::string> explicit_keys;
+};
+
+// nullopt when the variant has none of the requested impls.
+std::optional<VariantAxes> variant_axes(const Variant& v, const SweepSpec& spec) {
+  VariantAxes out;
+  for (const auto& s : all_params(v)) {
+    std::vector<ParamValue> values;
+    if (s.key == "impl" && !spec.impls.empty()) {
+      for (const auto& impl : spec.impls) {
+        if (std::find(s.choices.begin(), s.choices.end(), impl) != s.choices.end()) values.emplace_back(impl);
+      }
+      if (values.empty()) return std::nullopt;
+    } else if (s.key == "impl" && !lookup(spec, v, s.key)) {
+      for (const auto& impl : s.choices) values.emplace_back(impl);  // no --impl: every impl
+    } else if (const auto* raw = lookup(spec, v, s.key)) {
+      for (const auto& text : *raw) values.push_back(parse_param_value(s, text));
+      out.explicit_keys.push_back(s.key);
+    } else if (s.key == "d_model") {
+      values = d_model_values(spec, v);
+    } else if (s.default_value) {
+      values.push_back(*s.default_value);
+    }
+    auto unique = without_repeats(std::move(values));
+    if (!unique.empty()) out.axes.emplace_back(s.key, std::move(unique));
+  }
+  return out;
+}
+
+// Appends the cross product of `va`'s axes, in axis order (odometer), each
+// distinct resolved parameter set once; a rejected one carries its reason.
+void append_cross_product(const Variant& v, const VariantAxes& va, std::vector<PlannedCase>& planned) {
+  const auto& axes = va.axes;
+  std::vector<size_t> index(axes.size(), 0);
+  std::set<std::string> seen;
+  while (true) {
+    PlannedCase pc;
+    pc.variant = &v;
+    pc.explicit_keys = va.explicit_keys;
+    for (size_t a = 0; a < axes.size(); ++a) pc.params.set(axes[a].first, axes[a].second[index[a]]);
+    try {
+      resolve_params(v, pc.params);
+    } catch (const CaseRejected& e) {
+      pc.rejected = e.what();
+    }
+    if (seen.insert(pc.params.canonical()).second) planned.push_back(std::move(pc));
+    size_t a = axes.size();
+    while (a > 0) {
+      --a;
+      if (++index[a] < axes[a].second.size()) break;
+      index[a] = 0;
+      if (a == 0) {
+        a = SIZE_MAX;
+        break;
+      }
+    }
+    if (a == SIZE_MAX || axes.empty()) break;
+  }
+}
+
+}  // namespace
+
+std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec& spec) {
+  const std::vector<const Variant*> selected = select_variants(registry, spec);
+  check_keys_and_impls(selected, spec);
   std::vector<PlannedCase> planned;
   for (const Variant* v : selected) {
-    const auto specs = all_params(*v);
-    // Values per key, parsed; keys without values are derived later.
-    std::vector<std::pair<std::string, std::vector<ParamValue>>> axes;
-    std::vector<std::string> explicit_keys;
-    for (const auto& s : specs) {
-      std::vector<ParamValue> values;
-      if (s.key == "impl" && !spec.impls.empty()) {
-        for (const auto& impl : spec.impls) {
-          if (std::find(s.choices.begin(), s.choices.end(), impl) != s.choices.end()) values.emplace_back(impl);
-        }
-        if (values.empty()) break;  // this variant has none of the requested impls
-      } else if (s.key == "impl" && !lookup(spec, *v, s.key)) {
-        for (const auto& impl : s.choices) values.emplace_back(impl);  // no --impl: every impl
-      } else if (const auto* raw = lookup(spec, *v, s.key)) {
-        for (const auto& text : *raw) values.push_back(parse_param_value(s, text));
-        explicit_keys.push_back(s.key);
-      } else if (s.key == "d_model") {
-        const auto* heads = lookup(spec, *v, "heads");
-        const auto* dims = lookup(spec, *v, "dim");
-        std::set<int64_t> products;
-        for (const auto& h : heads ? *heads : std::vector<std::string>{"8"}) {
-          for (const auto& d : dims ? *dims : std::vector<std::string>{"64"}) {
-            products.insert(parse_int_or_throw("heads", h) * parse_int_or_throw("dim", d));
-          }
-        }
-        for (int64_t x : products) values.emplace_back(x);
-      } else if (s.default_value) {
-        values.push_back(*s.default_value);
-      }
-      // Drop repeated values, keeping the first occurrence's order.
-      std::vector<ParamValue> unique;
-      for (auto& x : values) {
-        if (std::find(unique.begin(), unique.end(), x) == unique.end()) unique.push_back(x);
-      }
-      if (!unique.empty()) axes.emplace_back(s.key, std::move(unique));
-    }
-    if (axes.size() < specs.size() && std::none_of(axes.begin(), axes.end(), [](const auto& a) {
-          return a.first == "impl";
-        })) {
-      continue;  // no requested impl
-    }
-
-    // Cross product, in axis order (odometer).
-    std::vector<size_t> index(axes.size(), 0);
-    std::set<std::string> seen;
-    while (true) {
-      PlannedCase pc;
-      pc.variant = v;
-      pc.explicit_keys = explicit_keys;
-      for (size_t a = 0; a < axes.size(); ++a) pc.params.set(axes[a].first, axes[a].second[index[a]]);
-      try {
-        resolve_params(*v, pc.params);
-      } catch (const CaseRejected& e) {
-        pc.rejected = e.what();
-      }
-      if (seen.insert(pc.params.canonical()).second) planned.push_back(std::move(pc));
-      size_t a = axes.size();
-      while (a > 0) {
-        --a;
-        if (++index[a] < axes[a].second.size()) break;
-        index[a] = 0;
-        if (a == 0) {
-          a = SIZE_MAX;
-          break;
-        }
-      }
-      if (a == SIZE_MAX || axes.empty()) break;
-    }
+    if (const auto axes = variant_axes(*v, spec)) append_cross_product(*v, *axes, planned);
   }
   return planned;
 }
