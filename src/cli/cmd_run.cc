@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/option_checks.h"
 #include "cli/pipeline_table.h"
+#include "cli/progress_printer.h"
 #include "cli/run_table.h"
 #include "cli/vulkan_session.h"
 #include "harness/bench_driver.h"
@@ -192,12 +193,13 @@ class RunCommand : public Command {
     ReportWriter writer(out_, header);
     writer.flush();  // fail early (and visibly) if the report cannot be written
 
+    ProgressPrinter progress(stderr);
     DriverOptions options;
     options.run.validate = !no_validate_;
     options.run.dump_dir = dump_;
     options.run.seed = seed_;
     options.run.inject_slowdown = injected;
-    options.progress = quiet_ ? nullptr : stderr;
+    options.progress = quiet_ ? nullptr : &progress;
     options.roofs = roofs;
     options.names = kept.names;
     GbOutput gb_out(gb);

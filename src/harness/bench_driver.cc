@@ -5,9 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
-
-#include "analysis/format_units.h"
 
 namespace pebench {
 
@@ -140,65 +139,74 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   st.counters["FLOP/s"] = benchmark::Counter(r.cost.flops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message) {
-  if (finished_[index]) return;
-  finished_[index] = true;
-  auto it = live_.find(index);
-  const uint64_t vk_errors_before = it != live_.end() ? it->second.vk_errors_before : instance_.validation_error_count();
-  if (it != live_.end()) live_.erase(it);  // frees the case's GPU memory; teardown is validated too
-  CaseResult& r = results_[index];
-  const auto& inv = invocations_[index];
-  if (!gb_error && !inv.empty()) {
-    std::vector<double> samples, cpu;
-    const size_t first = inv.size() > repetitions ? inv.size() - repetitions : 0;
-    for (size_t k = first; k < inv.size(); ++k) {
-      for (const CaseRun::Sample& s : inv[k]) {
-        samples.push_back(s.ns);
-        cpu.push_back(s.cpu_ns);
-      }
+namespace {
+
+// The timing of the last `repetitions` invocations (Google Benchmark's
+// repetitions; earlier ones were its own trial runs), or none without samples.
+std::optional<TimeStats> last_repetitions_time(const std::vector<std::vector<CaseRun::Sample>>& invocations,
+                                               size_t repetitions) {
+  std::vector<double> samples, cpu;
+  const size_t first = invocations.size() > repetitions ? invocations.size() - repetitions : 0;
+  for (size_t k = first; k < invocations.size(); ++k) {
+    for (const CaseRun::Sample& s : invocations[k]) {
+      samples.push_back(s.ns);
+      cpu.push_back(s.cpu_ns);
     }
-    if (!samples.empty()) r.time = time_stats(std::move(samples), std::move(cpu));
   }
-  invocations_[index].clear();
-  if (r.status == CaseStatus::kError && r.reason.empty()) r.reason = gb_message;
-  r.vk_validation_errors = instance_.validation_error_count() - vk_errors_before;
-  if (r.vk_validation_errors > 0 && (r.status == CaseStatus::kOk || r.status == CaseStatus::kFailed)) {
-    const auto msgs = instance_.validation_messages();
-    r.status = CaseStatus::kError;
-    r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
-                           msgs.empty() ? "(see stderr)" : msgs.front());
-  }
-  if (auto roofs = options_.roofs.find(cases_[index].device_index); roofs != options_.roofs.end() && r.time &&
-      r.status == CaseStatus::kOk) {
-    r.roofline = roofline(r.cost, r.time->median, roofs->second);
-  }
+  if (samples.empty()) return std::nullopt;
+  return time_stats(std::move(samples), std::move(cpu));
+}
+
+// The validation-layer errors raised since `errors_before` are the case's;
+// any turns a case that ran (ok, failed or compiled) into an error naming
+// the first.
+void count_validation_errors(const Instance& instance, uint64_t errors_before, CaseResult& r) {
+  r.vk_validation_errors = instance.validation_error_count() - errors_before;
+  const bool ran = r.status == CaseStatus::kOk || r.status == CaseStatus::kFailed || r.status == CaseStatus::kCompiled;
+  if (r.vk_validation_errors == 0 || !ran) return;
+  const auto msgs = instance.validation_messages();
+  r.status = CaseStatus::kError;
+  r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
+                         msgs.empty() ? "(see stderr)" : msgs.front());
+}
+
+}  // namespace
+
+uint64_t BenchDriver::release(size_t index) {
+  auto it = live_.find(index);
+  if (it == live_.end()) return instance_.validation_error_count();
+  const uint64_t vk_errors_before = it->second.vk_errors_before;
+  live_.erase(it);  // frees the case's GPU memory; teardown is validated too
+  return vk_errors_before;
+}
+
+void BenchDriver::write_finished_in_order() {
   // Results go to the report in sweep order, which random interleaving does
   // not finish cases in: each waits for the cases before it.
   if (written_ < cases_.size() && finished_[written_]) {
     while (written_ < cases_.size() && finished_[written_]) writer_.add(results_[written_++]);
     writer_.flush();
   }
-
-  ++done_;
-  if (options_.progress) {
-    std::fprintf(options_.progress, "%s\n", progress_line(done_, cases_.size(), cases_[index], r).c_str());
-    std::fflush(options_.progress);
-  }
 }
 
-std::string progress_line(size_t done, size_t total, const SweepCase& c, const CaseResult& r) {
-  std::string line = fmt::format("[{:>{}}/{}] d{} {} {} {} {}", done, std::to_string(total).size(), total,
-                                 c.device_index, r.variant, r.impl, r.dtype, r.label);
-  line += fmt::format("  {}", status_name(r.status));
-  if (r.time) {
-    line += fmt::format("  {}", format_ns(r.time->median));
-    if (r.cost.bytes > 0) line += fmt::format("  {:.2f} GB/s", r.cost.bytes / r.time->median);
-    if (r.cost.flops > 0) line += fmt::format("  {:.2f} GFLOP/s", r.cost.flops / r.time->median);
+void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message) {
+  if (finished_[index]) return;
+  finished_[index] = true;
+  const uint64_t vk_errors_before = release(index);
+  CaseResult& r = results_[index];
+  if (!gb_error && !invocations_[index].empty()) {
+    if (auto t = last_repetitions_time(invocations_[index], repetitions)) r.time = std::move(t);
   }
-  if (r.validation.ran && std::isfinite(r.validation.nmse)) line += fmt::format("  nmse {:.2g}", r.validation.nmse);
-  if (r.status == CaseStatus::kCompiled) line += fmt::format("  {} pipeline(s)", r.pipelines.size());
-  if (r.status != CaseStatus::kOk && !r.reason.empty()) line += "  (" + r.reason + ")";
-  return line;
+  invocations_[index].clear();
+  if (r.status == CaseStatus::kError && r.reason.empty()) r.reason = gb_message;
+  count_validation_errors(instance_, vk_errors_before, r);
+  if (auto roofs = options_.roofs.find(cases_[index].device_index); roofs != options_.roofs.end() && r.time &&
+      r.status == CaseStatus::kOk) {
+    r.roofline = roofline(r.cost, r.time->median, roofs->second);
+  }
+  write_finished_in_order();
+  ++done_;
+  if (options_.progress) options_.progress->case_finished(done_, cases_.size(), r);
 }
 
 CaseResult initial_result(const SweepCase& c) {
@@ -214,7 +222,7 @@ CaseResult initial_result(const SweepCase& c) {
 }
 
 void compile_sweep(const Instance& instance, ReportWriter& writer, const std::vector<SweepCase>& cases,
-                   FILE* progress) {
+                   ProgressSink* progress) {
   const RunOptions options;
   for (size_t i = 0; i < cases.size(); ++i) {
     const SweepCase& c = cases[i];
@@ -229,19 +237,10 @@ void compile_sweep(const Instance& instance, ReportWriter& writer, const std::ve
     } else {
       CaseRun(*c.gpu, *c.planned.variant, options, r).compile();
     }
-    r.vk_validation_errors = instance.validation_error_count() - errors_before;
-    if (r.vk_validation_errors > 0 && r.status == CaseStatus::kCompiled) {
-      const auto msgs = instance.validation_messages();
-      r.status = CaseStatus::kError;
-      r.reason = fmt::format("{} Vulkan validation-layer error(s); first: {}", r.vk_validation_errors,
-                             msgs.empty() ? "(see stderr)" : msgs.front());
-    }
+    count_validation_errors(instance, errors_before, r);
     writer.add(r);
     writer.flush();
-    if (progress) {
-      std::fprintf(progress, "%s\n", progress_line(i + 1, cases.size(), c, r).c_str());
-      std::fflush(progress);
-    }
+    if (progress) progress->case_finished(i + 1, cases.size(), r);
   }
 }
 

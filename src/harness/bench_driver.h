@@ -7,11 +7,10 @@
 // _out, ...) keep working. Cases that cannot run are skipped with their
 // reason. When Google Benchmark reports a case, the driver turns its raw
 // samples into a CaseResult, adds it to the report (rewritten atomically),
-// prints a progress line and frees the case's GPU memory.
+// tells the progress sink and frees the case's GPU memory.
 #pragma once
 
 #include <atomic>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +19,7 @@
 #include "harness/case_run.h"
 #include "harness/gb_output.h"
 #include "harness/gpu_context.h"
+#include "harness/progress.h"
 #include "harness/report.h"
 #include "harness/sweep.h"
 #include "runtime/instance.h"
@@ -36,7 +36,7 @@ struct DriverOptions {
   RunOptions run;
   double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
   int repetitions = 0;    // > 0: per-case Google Benchmark repetitions (else its flag/default)
-  FILE* progress = stderr;  // one line per finished case; nullptr: quiet
+  ProgressSink* progress = nullptr;  // told of every finished case; nullptr: quiet
   std::map<uint32_t, Roofs> roofs;  // by device index: measured peaks, for each ok result's roofline
   std::vector<std::string> names;   // each case's benchmark name (gb_names); empty: made here
   GbOutput* gb = nullptr;           // Google Benchmark output (--benchmark_format, --benchmark_out)
@@ -52,13 +52,11 @@ std::string short_params(const Variant& v, const Params& p, const std::vector<st
 
 // A case's result before it runs: identity, parameters and label.
 CaseResult initial_result(const SweepCase& c);
-// The one-line progress report of a finished case ("[3/12] d0 rope.apply ...").
-std::string progress_line(size_t done, size_t total, const SweepCase& c, const CaseResult& r);
 
 // --compile-only: plans every case and builds its pipelines (CaseRun::compile),
 // executes nothing; results go to the writer in sweep order.
 void compile_sweep(const Instance& instance, ReportWriter& writer, const std::vector<SweepCase>& cases,
-                   FILE* progress);
+                   ProgressSink* progress);
 
 class BenchDriver {
  public:
@@ -81,7 +79,14 @@ class BenchDriver {
     uint64_t vk_errors_before = 0;
   };
   void body(size_t index, void* state);
+  // Settles a case Google Benchmark has reported: its statistics, its
+  // validation-layer errors, its roofline; writes what is in order; tells
+  // the progress sink.
   void finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message);
+  // Frees a live case; returns the validation-error count when it started.
+  uint64_t release(size_t index);
+  // Adds the finished cases that are next in sweep order to the report.
+  void write_finished_in_order();
   Live& start(size_t index);
 
   const Instance& instance_;
