@@ -89,7 +89,8 @@ TEST(Slowdown, FactorAppliesToItsVariantAndImplOnly) {
 // Counts what a case records.
 class CountingRecorder : public Recorder {
  public:
-  const PhysicalDeviceInfo& device() const override { return test::gpu().info(); }
+  const DeviceLimits& limits() const override { return test::gpu().info().limits; }
+  const SubgroupInfo& subgroup() const override { return test::gpu().info().subgroup; }
   const DeviceFeatures& enabled() const override { return test::gpu().device().enabled(); }
   const LaunchPlanner& launch() const override { return test::gpu().launch(); }
   void dispatch(const Dispatch& d) override { shaders.push_back(d.shader); }

@@ -41,7 +41,8 @@ class CommandRecorder : public Recorder {
                   std::vector<std::unique_ptr<DescriptorPool>>& pools)
       : ctx_(ctx), cmd_(cmd), result_(result), tensors_(tensors), buffers_(buffers), pools_(pools) {}
 
-  const PhysicalDeviceInfo& device() const override { return ctx_.info(); }
+  const DeviceLimits& limits() const override { return ctx_.info().limits; }
+  const SubgroupInfo& subgroup() const override { return ctx_.info().subgroup; }
   const DeviceFeatures& enabled() const override { return ctx_.device().enabled(); }
   const LaunchPlanner& launch() const override { return ctx_.launch(); }
 

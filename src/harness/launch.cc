@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "harness/errors.h"
+#include "runtime/physical_device.h"
 
 namespace pebench {
 

@@ -16,9 +16,11 @@
 
 #include <cstdint>
 
-#include "runtime/physical_device.h"
+#include "runtime/device_limits.h"
 
 namespace pebench {
+
+struct PhysicalDeviceInfo;
 
 class LaunchPlanner {
  public:

@@ -23,7 +23,7 @@
 #include "harness/params.h"
 #include "harness/rng.h"
 #include "harness/tensor.h"
-#include "runtime/physical_device.h"
+#include "runtime/device_limits.h"
 
 namespace pebench {
 
@@ -74,11 +74,13 @@ struct Dispatch {
 };
 
 // What a case records into: dispatches and barriers, in order. The harness
-// brackets everything recorded with GPU timestamps.
+// brackets everything recorded with GPU timestamps. What it says of the
+// device is plain numbers (runtime/device_limits.h): no Vulkan types.
 class Recorder {
  public:
   virtual ~Recorder() = default;
-  virtual const PhysicalDeviceInfo& device() const = 0;
+  virtual const DeviceLimits& limits() const = 0;
+  virtual const SubgroupInfo& subgroup() const = 0;
   virtual const DeviceFeatures& enabled() const = 0;
   virtual const LaunchPlanner& launch() const = 0;
   virtual void dispatch(const Dispatch& d) = 0;

@@ -125,6 +125,8 @@ void chain(void**& tail, T& s) {
 }
 }  // namespace
 
+static_assert(kSubgroupFeatureShuffle == VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "device_limits.h names the shuffle bit");
+
 namespace {
 
 // What the device can be asked: each optional struct is chained only where

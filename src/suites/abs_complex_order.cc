@@ -90,7 +90,7 @@ class ComplexOrderCase : public Case {
         .u32(static_cast<uint32_t>(vocab_));
     // The fused kernel binds 6 storage buffers; where the device allows
     // fewer (the Android baseline: 4), three passes of 4 (the split kernel).
-    if (rec.device().limits.max_per_stage_descriptor_storage_buffers >= 6) {
+    if (rec.limits().max_per_stage_descriptor_storage_buffers >= 6) {
       Dispatch d = grid_dispatch(rec, "abs_complex_order", {"tokens", "amp", "freq", "phase", "zr", "zi"},
                                  shape_.batch * shape_.seq * shape_.d / (vec4 ? 4 : 1), push);
       d.spec_constants.push_back(vec4 ? 1 : 0);

@@ -44,7 +44,7 @@ GroupedConvPlan plan_grouped_conv(const Recorder& rec, int64_t kernel, int64_t c
   GroupedConvPlan p;
   p.workgroup = rec.launch().workgroup_size(kPreferredWG);
   p.tile_n = p.workgroup * kShaderRN;
-  const uint64_t shared = rec.device().limits.max_compute_shared_memory_size;
+  const uint64_t shared = rec.limits().max_compute_shared_memory_size;
   const uint64_t k = static_cast<uint64_t>(kernel);
   const uint64_t kp = (k + 3) / 4 * 4;  // taps padded to a multiple of 4
   // One staged input channel: TN + KP floats of x and KP x TO floats of w.
@@ -131,7 +131,7 @@ class ConvGroupedCase : public Case {
     const GroupedConvPlan plan = plan_grouped_conv(rec, k_, cg_);
     const int64_t oc_tiles = (cg_ + plan.tile_o - 1) / plan.tile_o;
     const std::array<int64_t, 3> groups{(seq_ + plan.tile_n - 1) / plan.tile_n, groups_ * oc_tiles, batch_};
-    const auto& max_groups = rec.device().limits.max_compute_work_group_count;
+    const auto& max_groups = rec.limits().max_compute_work_group_count;
     for (int i = 0; i < 3; ++i) {
       if (groups[i] > max_groups[i]) {
         throw Unsupported(fmt::format("{} workgroups along dimension {} exceed the device's {}", groups[i], i,

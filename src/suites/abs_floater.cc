@@ -159,11 +159,11 @@ class FloaterCase : public Case {
 
     const uint64_t dp4 = static_cast<uint64_t>(dp / 4);
     const double shared = 2.0 * static_cast<double>(dp) * 4;
-    if (shared > rec.device().limits.max_compute_shared_memory_size) {
+    if (shared > rec.limits().max_compute_shared_memory_size) {
       throw Unsupported(
           fmt::format("d_model={} needs {} bytes of shared memory for the state and hidden layer; the "
                       "device has {}",
-                      d, shared, rec.device().limits.max_compute_shared_memory_size));
+                      d, shared, rec.limits().max_compute_shared_memory_size));
     }
     // llvmpipe loop budget per RK4 step for ROWS channels per invocation:
     // the step loop, the accumulator reset, the stage loop, per stage two
@@ -185,7 +185,7 @@ class FloaterCase : public Case {
     uint32_t wg = lp.workgroup_size(static_cast<uint32_t>(std::min<int64_t>(dp, 256)));
     uint64_t rows = 0, per_step = 0, fixed = 0;
     if (lp.is_cpu()) {
-      wg = lp.workgroup_size(std::max(1u, rec.device().subgroup.size));
+      wg = lp.workgroup_size(std::max(1u, rec.subgroup().size));
       for (plan(wg, rows, per_step, fixed); fixed + 4 * per_step > budget; plan(wg, rows, per_step, fixed)) {
         const uint32_t next = lp.workgroup_size(2 * wg);
         if (next == wg) break;

@@ -386,13 +386,12 @@ void AttnCase::record_naive(Recorder& rec) const {
 void AttnCase::record_flash(Recorder& rec) const {
   const AttnShape& s = shape_;
   const FlashPlan& f = flash_plan_;
-  const PhysicalDeviceInfo& info = rec.device();
-  const FlashDevice dev{info.limits.max_compute_shared_memory_size,
-                        std::min(info.limits.max_compute_work_group_invocations,
-                                 info.limits.max_compute_work_group_size[0]),
-                        info.subgroup.size, rec.launch().is_cpu(),
-                        (info.subgroup.supported_operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0,
-                        info.subgroup.min_size};
+  const DeviceLimits& limits = rec.limits();
+  const SubgroupInfo& subgroup = rec.subgroup();
+  const FlashDevice dev{limits.max_compute_shared_memory_size,
+                        std::min(limits.max_compute_work_group_invocations, limits.max_compute_work_group_size[0]),
+                        subgroup.size, rec.launch().is_cpu(),
+                        (subgroup.supported_operations & kSubgroupFeatureShuffle) != 0, subgroup.min_size};
   const FlashTiles tiles = flash_tiles(s, f, dev);
   const uint64_t loops = flash_loop_iterations(f, tiles, flash_hook_loops());
   if (loops > rec.launch().max_loop_iterations()) {
