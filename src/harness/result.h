@@ -12,7 +12,6 @@
 
 #include "harness/params.h"
 #include "harness/roofline.h"
-#include "harness/validate.h"
 #include "harness/variant.h"
 
 namespace pebench {
@@ -23,6 +22,21 @@ namespace pebench {
 // ran nothing.
 enum class CaseStatus { kOk, kFailed, kSkipped, kUnsupported, kError, kInterrupted, kCompiled };
 const char* status_name(CaseStatus s);
+
+// What checking a case's outputs against its float64 reference found
+// (harness/validate.h compare_outputs; encodings.md section 0).
+struct ValidationResult {
+  bool ran = false;
+  double nmse = 0;
+  double max_abs = 0;
+  double max_rel = 0;
+  Tolerance tolerance;
+  bool passed = false;
+  int64_t rows_checked = 0;
+  int64_t rows_total = 0;
+  int64_t elements_checked = 0;
+  std::string detail;  // why it failed (NaN, worst element), empty when passed
+};
 
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0;

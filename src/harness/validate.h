@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/result.h"
 #include "harness/tensor.h"
 #include "harness/variant.h"
 
@@ -16,20 +17,8 @@ namespace pebench {
 // including the first and the last row, sorted and unique.
 std::vector<int64_t> sample_rows(int64_t total_rows, double row_cost, double budget);
 
-struct ValidationResult {
-  bool ran = false;
-  double nmse = 0;
-  double max_abs = 0;
-  double max_rel = 0;
-  Tolerance tolerance;
-  bool passed = false;
-  int64_t rows_checked = 0;
-  int64_t rows_total = 0;
-  int64_t elements_checked = 0;
-  std::string detail;  // why it failed (NaN, worst element), empty when passed
-};
-
-// Compares every written reference row with the GPU outputs in `tensors`.
+// Compares every written reference row with the GPU outputs in `tensors`
+// (ValidationResult: harness/result.h, where the case's result holds it).
 ValidationResult compare_outputs(const Reference& ref, const TensorMap& tensors, const Tolerance& tol);
 
 }  // namespace pebench
