@@ -5,7 +5,7 @@
 // decode (direct mode with key splits).
 #include <gtest/gtest.h>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "test_util.h"
 
 namespace pebench {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "harness/npy.h"
+#include "harness/output/npy.h"
 #include "suites/phase.h"
 #include "suites/rope_scaling.h"
 #include "test_util.h"

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
 #include "runtime/pipeline.h"

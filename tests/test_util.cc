@@ -14,9 +14,9 @@
 #include <memory>
 #include <sstream>
 
-#include "harness/device_profile.h"
-#include "harness/registry.h"
-#include "harness/sweep.h"
+#include "harness/engine/device_profile.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/sweep.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
 #include "runtime/pipeline.h"

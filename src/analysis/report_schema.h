@@ -1,6 +1,6 @@
 // The report file's schema (interface.md, pebench.report/1) in one place:
 // its version string, the case status names and the field keys. The writer
-// (harness/result.cc result_to_json, cli/cmd_run.cc's header) and the reader
+// (harness/output/result.cc result_to_json, cli/cmd_run.cc's header) and the reader
 // (analysis/report_file.cc parse_report) both spell the file through these
 // names, so the two cannot drift apart. A leaf: it includes nothing of
 // pebench and nothing of a JSON library.
@@ -12,7 +12,7 @@ namespace pebench {
 
 inline constexpr const char* kReportSchema = "pebench.report/1";
 
-// The "status" values, in the order of harness/result.h's CaseStatus.
+// The "status" values, in the order of harness/output/result.h's CaseStatus.
 inline constexpr std::array<const char*, 7> kStatusNames = {"ok",    "failed",      "skipped", "unsupported",
                                                             "error", "interrupted", "compiled"};
 

@@ -20,16 +20,16 @@
 #include "cli/progress_printer.h"
 #include "cli/run_table.h"
 #include "cli/vulkan_session.h"
-#include "harness/bench_driver.h"
-#include "harness/device_profile.h"
-#include "harness/errors.h"
-#include "harness/gb_output.h"
-#include "harness/peak.h"
-#include "harness/presets.h"
-#include "harness/registry.h"
-#include "harness/report.h"
-#include "harness/slowdown.h"
-#include "harness/sweep.h"
+#include "harness/engine/bench_driver.h"
+#include "harness/engine/device_profile.h"
+#include "harness/contract/errors.h"
+#include "harness/engine/gb_output.h"
+#include "harness/engine/peak.h"
+#include "harness/engine/presets.h"
+#include "harness/contract/registry.h"
+#include "harness/output/report.h"
+#include "harness/engine/slowdown.h"
+#include "harness/engine/sweep.h"
 
 namespace pebench {
 namespace {
@@ -89,7 +89,7 @@ class RunCommand : public Command {
     if (planned.empty()) throw UsageError("the selection matches no case");
 
     // Google Benchmark flags: pebench applies the output, filter and listing
-    // ones itself (harness/gb_output.h), Google Benchmark the rest.
+    // ones itself (harness/engine/gb_output.h), Google Benchmark the rest.
     check_benchmark_flags(app.remaining());
     const GbFlags gb = parse_gb_flags(app.remaining());
     const int repetitions = preset && !gb.repetitions_given ? preset->repetitions : 0;

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "harness/progress.h"
-#include "harness/result.h"
+#include "harness/engine/progress.h"
+#include "harness/output/result.h"
 
 namespace pebench {
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "harness/params.h"
-#include "harness/variant.h"
+#include "harness/contract/params.h"
+#include "harness/contract/variant.h"
 #include "suites/suite_util.h"
 
 namespace pebench {

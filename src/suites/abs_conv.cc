@@ -3,7 +3,7 @@
 //   y[n,c] = x[n,c] + bias[c] + sum_t w[c,t] x[n + t - (k-1)/2, c].
 #include <fmt/format.h>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/suite_util.h"
 
 namespace pebench {

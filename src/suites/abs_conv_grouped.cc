@@ -8,7 +8,7 @@
 #include <array>
 #include <cmath>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/suite_util.h"
 
 namespace pebench {

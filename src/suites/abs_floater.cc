@@ -9,7 +9,7 @@
 #include <cmath>
 #include <map>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/abs_common.h"
 #include "suites/suite_util.h"
 

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/abs_common.h"
 #include "suites/suite_util.h"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/abs_common.h"
 #include "suites/phase.h"
 #include "suites/suite_util.h"

@@ -6,7 +6,7 @@
 // shader (shaders/abs/table_combine.glsl with the operation defined).
 #include <cstdint>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/abs_common.h"
 #include "suites/suite_util.h"
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/attn_common.h"
 
 namespace pebench {

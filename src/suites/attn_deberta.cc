@@ -24,7 +24,7 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/attn_common.h"
 #include "suites/rel_buckets.h"
 

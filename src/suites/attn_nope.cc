@@ -2,7 +2,7 @@
 // the baseline every other attention variant is compared to.
 #include <cmath>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/attn_common.h"
 
 namespace pebench {

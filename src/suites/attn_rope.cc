@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/attn_common.h"
 #include "suites/phase.h"
 #include "suites/rope_scaling.h"

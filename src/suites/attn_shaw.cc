@@ -10,7 +10,7 @@
 #include <cmath>
 #include <memory>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/attn_common.h"
 
 namespace pebench {

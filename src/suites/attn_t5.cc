@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/rel_buckets.h"
 
 namespace pebench {

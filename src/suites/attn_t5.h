@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/params.h"
-#include "harness/variant.h"
+#include "harness/contract/params.h"
+#include "harness/contract/variant.h"
 #include "suites/attn_common.h"
 
 namespace pebench {

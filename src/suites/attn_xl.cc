@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "suites/attn_common.h"
 
 namespace pebench {

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
 #include "suites/suite_util.h"
 
 namespace pebench {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/tensor.h"
+#include "harness/contract/tensor.h"
 
 namespace pebench {
 

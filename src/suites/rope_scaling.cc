@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
 
 namespace pebench {
 

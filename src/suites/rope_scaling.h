@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/params.h"
+#include "harness/contract/params.h"
 
 namespace pebench {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/variant.h"
+#include "harness/contract/variant.h"
 
 namespace pebench {
 
