@@ -18,7 +18,7 @@
 #include "attn_test_util.h"
 #include "harness/contract/registry.h"
 #include "harness/engine/sweep.h"
-#include "suites/attn_common.h"
+#include "suites/attn/attn_common.h"
 #include "test_util.h"
 
 namespace pebench {

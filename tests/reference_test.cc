@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "harness/output/npy.h"
-#include "suites/phase.h"
-#include "suites/rope_scaling.h"
+#include "suites/common/phase.h"
+#include "suites/rope/rope_scaling.h"
 #include "test_util.h"
 
 namespace pebench {

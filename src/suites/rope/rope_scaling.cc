@@ -1,4 +1,4 @@
-#include "suites/rope_scaling.h"
+#include "suites/rope/rope_scaling.h"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "harness/contract/registry.h"
-#include "suites/attn_common.h"
+#include "suites/attn/attn_common.h"
 
 namespace pebench {
 

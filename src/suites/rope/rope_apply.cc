@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "harness/contract/registry.h"
-#include "suites/phase.h"
-#include "suites/rope_scaling.h"
-#include "suites/suite_util.h"
+#include "suites/common/phase.h"
+#include "suites/rope/rope_scaling.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 namespace {

@@ -1,4 +1,4 @@
-#include "suites/rel_buckets.h"
+#include "suites/common/rel_buckets.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "harness/contract/errors.h"
-#include "suites/suite_util.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 namespace {

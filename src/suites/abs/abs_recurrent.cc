@@ -11,8 +11,8 @@
 #include <cmath>
 
 #include "harness/contract/registry.h"
-#include "suites/abs_common.h"
-#include "suites/suite_util.h"
+#include "suites/abs/abs_common.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 namespace {

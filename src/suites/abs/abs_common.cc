@@ -1,4 +1,4 @@
-#include "suites/abs_common.h"
+#include "suites/abs/abs_common.h"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // section 3): s = scale q.k + bias_table[bucket(j - i'), h], scale default
 // 1.0 (T5 folds it into the initialisation). Also the T5Bias that attn.tupe
 // reuses (attn_t5.h).
-#include "suites/attn_t5.h"
+#include "suites/attn/attn_t5.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "harness/contract/registry.h"
-#include "suites/rel_buckets.h"
+#include "suites/common/rel_buckets.h"
 
 namespace pebench {
 

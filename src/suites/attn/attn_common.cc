@@ -1,4 +1,4 @@
-#include "suites/attn_common.h"
+#include "suites/attn/attn_common.h"
 
 #include <fmt/format.h>
 

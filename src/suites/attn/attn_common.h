@@ -47,7 +47,7 @@
 
 #include "harness/contract/params.h"
 #include "harness/contract/variant.h"
-#include "suites/suite_util.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 

@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "harness/contract/registry.h"
-#include "suites/suite_util.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 namespace {

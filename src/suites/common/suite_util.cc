@@ -1,4 +1,4 @@
-#include "suites/suite_util.h"
+#include "suites/common/suite_util.h"
 
 #include <fmt/format.h>
 

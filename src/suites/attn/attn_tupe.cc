@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "harness/contract/registry.h"
-#include "suites/attn_t5.h"
+#include "suites/attn/attn_t5.h"
 
 namespace pebench {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "harness/contract/params.h"
 #include "harness/contract/variant.h"
-#include "suites/attn_common.h"
+#include "suites/attn/attn_common.h"
 
 namespace pebench {
 

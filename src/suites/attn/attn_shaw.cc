@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "harness/contract/registry.h"
-#include "suites/attn_common.h"
+#include "suites/attn/attn_common.h"
 
 namespace pebench {
 namespace {

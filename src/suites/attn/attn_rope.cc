@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "harness/contract/registry.h"
-#include "suites/attn_common.h"
-#include "suites/phase.h"
-#include "suites/rope_scaling.h"
+#include "suites/attn/attn_common.h"
+#include "suites/common/phase.h"
+#include "suites/rope/rope_scaling.h"
 
 namespace pebench {
 namespace {

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "harness/contract/registry.h"
-#include "suites/abs_common.h"
-#include "suites/phase.h"
-#include "suites/suite_util.h"
+#include "suites/abs/abs_common.h"
+#include "suites/common/phase.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 namespace {

@@ -10,8 +10,8 @@
 #include <map>
 
 #include "harness/contract/registry.h"
-#include "suites/abs_common.h"
-#include "suites/suite_util.h"
+#include "suites/abs/abs_common.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 namespace {

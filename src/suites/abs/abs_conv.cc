@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "harness/contract/registry.h"
-#include "suites/suite_util.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 namespace {

@@ -25,8 +25,8 @@
 #include <limits>
 
 #include "harness/contract/registry.h"
-#include "suites/attn_common.h"
-#include "suites/rel_buckets.h"
+#include "suites/attn/attn_common.h"
+#include "suites/common/rel_buckets.h"
 
 namespace pebench {
 namespace {
