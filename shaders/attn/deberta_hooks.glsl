@@ -10,7 +10,7 @@
 // term and score; or, where a table would cost more than it saves (R >= M
 // for c2p, R >= N for p2c: decode, short sequences), from a dot product per
 // score with the kr/qr row (flash only). The host chooses
-// (src/suites/attn_deberta.cc); naive always uses the tables, as HF does.
+// (src/suites/attn/attn_deberta.cc); naive always uses the tables, as HF does.
 // Needs ATTN_EXTRA_PUSH as in attn_flash_deberta.comp.
 #ifndef PEBENCH_ATTN_DEBERTA_HOOKS_GLSL
 #define PEBENCH_ATTN_DEBERTA_HOOKS_GLSL
