@@ -11,10 +11,10 @@
 #include <functional>
 #include <memory>
 
-#include "harness/output/dump.h"
-#include "harness/output/npy.h"
 #include "harness/contract/registry.h"
 #include "harness/engine/sweep.h"
+#include "harness/output/dump.h"
+#include "harness/output/npy.h"
 #include "test_util.h"
 
 namespace pebench {

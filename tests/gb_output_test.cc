@@ -9,8 +9,8 @@
 #include <set>
 
 #include "harness/contract/errors.h"
-#include "harness/engine/gb_output.h"
 #include "harness/contract/registry.h"
+#include "harness/engine/gb_output.h"
 #include "test_util.h"
 
 namespace pebench {

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "harness/contract/errors.h"
-#include "harness/engine/presets.h"
 #include "harness/contract/registry.h"
+#include "harness/engine/presets.h"
 #include "harness/engine/sweep.h"
 #include "harness/engine/validate.h"
 

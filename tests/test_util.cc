@@ -14,8 +14,8 @@
 #include <memory>
 #include <sstream>
 
-#include "harness/engine/device_profile.h"
 #include "harness/contract/registry.h"
+#include "harness/engine/device_profile.h"
 #include "harness/engine/sweep.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"

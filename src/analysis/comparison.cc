@@ -19,8 +19,7 @@ namespace {
 constexpr std::array<const char*, 5> kVerdictNames = {"faster", "slower", "unchanged", "noisy", "-"};
 static_assert(kVerdictNames.size() == static_cast<size_t>(Verdict::kNone) + 1, "one name per Verdict");
 constexpr std::array<const char*, 6> kStatusChangeNames = {"same", "broke", "lost", "fixed", "not run", "changed"};
-static_assert(kStatusChangeNames.size() == static_cast<size_t>(StatusChange::kOther) + 1,
-              "one name per StatusChange");
+static_assert(kStatusChangeNames.size() == static_cast<size_t>(StatusChange::kOther) + 1, "one name per StatusChange");
 
 }  // namespace
 

@@ -6,8 +6,8 @@
 
 #include "cli/command.h"
 #include "harness/contract/registry.h"
-#include "harness/output/result.h"
 #include "harness/engine/sweep.h"
+#include "harness/output/result.h"
 
 namespace pebench {
 namespace {

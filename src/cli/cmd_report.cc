@@ -7,8 +7,8 @@
 
 #include "analysis/html_report.h"
 #include "cli/command.h"
-#include "harness/output/build_info.h"
 #include "harness/contract/errors.h"
+#include "harness/output/build_info.h"
 #include "harness/output/report.h"
 
 namespace pebench {

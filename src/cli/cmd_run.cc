@@ -20,16 +20,16 @@
 #include "cli/progress_printer.h"
 #include "cli/run_table.h"
 #include "cli/vulkan_session.h"
+#include "harness/contract/errors.h"
+#include "harness/contract/registry.h"
 #include "harness/engine/bench_driver.h"
 #include "harness/engine/device_profile.h"
-#include "harness/contract/errors.h"
 #include "harness/engine/gb_output.h"
 #include "harness/engine/peak.h"
 #include "harness/engine/presets.h"
-#include "harness/contract/registry.h"
-#include "harness/output/report.h"
 #include "harness/engine/slowdown.h"
 #include "harness/engine/sweep.h"
+#include "harness/output/report.h"
 
 namespace pebench {
 namespace {

@@ -20,8 +20,8 @@
 #include "harness/engine/gb_output.h"
 #include "harness/engine/gpu_context.h"
 #include "harness/engine/progress.h"
-#include "harness/output/report.h"
 #include "harness/engine/sweep.h"
+#include "harness/output/report.h"
 #include "runtime/instance.h"
 
 namespace pebench {

@@ -7,9 +7,9 @@
 #include <chrono>
 #include <ctime>
 
-#include "harness/output/dump.h"
 #include "harness/contract/errors.h"
 #include "harness/engine/validate.h"
+#include "harness/output/dump.h"
 
 namespace pebench {
 namespace {

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/engine/gpu_context.h"
-#include "harness/output/result.h"
-#include "harness/engine/slowdown.h"
 #include "harness/contract/variant.h"
+#include "harness/engine/gpu_context.h"
+#include "harness/engine/slowdown.h"
+#include "harness/output/result.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
 #include "runtime/pipeline.h"

@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "harness/output/build_info.h"
 #include "harness/contract/errors.h"
+#include "harness/output/build_info.h"
 
 namespace pebench {
 namespace {

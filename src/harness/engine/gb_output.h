@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/output/result.h"
 #include "harness/engine/sweep.h"
+#include "harness/output/result.h"
 
 namespace pebench {
 

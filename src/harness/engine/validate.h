@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/output/result.h"
 #include "harness/contract/tensor.h"
 #include "harness/contract/variant.h"
+#include "harness/output/result.h"
 
 namespace pebench {
 

@@ -15,8 +15,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "harness/output/build_info.h"
 #include "harness/contract/errors.h"
+#include "harness/output/build_info.h"
 
 namespace pebench {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "harness/contract/params.h"
-#include "harness/output/roofline.h"
 #include "harness/contract/variant.h"
+#include "harness/output/roofline.h"
 
 namespace pebench {
 

@@ -6,8 +6,8 @@
 
 #include "harness/contract/registry.h"
 #include "suites/common/phase.h"
-#include "suites/rope/rope_scaling.h"
 #include "suites/common/suite_util.h"
+#include "suites/rope/rope_scaling.h"
 
 namespace pebench {
 namespace {
