@@ -11,10 +11,10 @@
 #include <functional>
 #include <memory>
 
-#include "harness/dump.h"
-#include "harness/npy.h"
-#include "harness/registry.h"
-#include "harness/sweep.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/sweep.h"
+#include "harness/output/dump.h"
+#include "harness/output/npy.h"
 #include "test_util.h"
 
 namespace pebench {
@@ -267,7 +267,8 @@ TEST(AbsConvGrouped, GeluMatchesErfOnADenseGrid) {
 class FakeRecorder : public Recorder {
  public:
   explicit FakeRecorder(const PhysicalDeviceInfo& info) : info_(info), planner_(info_) {}
-  const PhysicalDeviceInfo& device() const override { return info_; }
+  const DeviceLimits& limits() const override { return info_.limits; }
+  const SubgroupInfo& subgroup() const override { return info_.subgroup; }
   const DeviceFeatures& enabled() const override { return info_.features; }
   const LaunchPlanner& launch() const override { return planner_; }
   void dispatch(const Dispatch& d) override { dispatches.push_back(d); }

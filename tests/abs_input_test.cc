@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/npy.h"
+#include "harness/output/npy.h"
 #include "test_util.h"
 
 namespace pebench {

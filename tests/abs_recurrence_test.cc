@@ -12,7 +12,7 @@
 #include <map>
 #include <string>
 
-#include "harness/npy.h"
+#include "harness/output/npy.h"
 #include "test_util.h"
 
 namespace pebench {

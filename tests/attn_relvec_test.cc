@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "attn_test_util.h"
-#include "harness/registry.h"
-#include "harness/sweep.h"
-#include "suites/attn_common.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/sweep.h"
+#include "suites/attn/attn_common.h"
 #include "test_util.h"
 
 namespace pebench {

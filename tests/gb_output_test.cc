@@ -1,4 +1,4 @@
-// Google Benchmark output (harness/gb_output.h): the flags pebench applies
+// Google Benchmark output (harness/engine/gb_output.h): the flags pebench applies
 // itself, the benchmark names, and runs whose aggregates are the report's
 // own statistics. The end-to-end checks (stdout formats, --benchmark_out,
 // listing, filtering, compare.py) run the binary.
@@ -8,9 +8,9 @@
 #include <fstream>
 #include <set>
 
-#include "harness/errors.h"
-#include "harness/gb_output.h"
-#include "harness/registry.h"
+#include "harness/contract/errors.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/gb_output.h"
 #include "test_util.h"
 
 namespace pebench {

@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
 #include "test_util.h"
 
 namespace pebench {

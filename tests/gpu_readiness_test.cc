@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "harness/device_profile.h"
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
+#include "harness/engine/device_profile.h"
 #include "runtime/embedded_shaders.h"
 #include "runtime/spirv_reflect.h"
 #include "test_util.h"

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <fstream>
 
-#include "harness/device_profile.h"
-#include "harness/presets.h"
-#include "harness/registry.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/device_profile.h"
+#include "harness/engine/presets.h"
 #include "runtime/physical_device.h"
 #include "test_util.h"
 

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "harness/peak.h"
-#include "harness/roofline.h"
+#include "harness/engine/peak.h"
+#include "harness/output/roofline.h"
 #include "test_util.h"
 
 namespace pebench {

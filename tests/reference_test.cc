@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "harness/npy.h"
-#include "suites/phase.h"
-#include "suites/rope_scaling.h"
+#include "harness/output/npy.h"
+#include "suites/common/phase.h"
+#include "suites/rope/rope_scaling.h"
 #include "test_util.h"
 
 namespace pebench {

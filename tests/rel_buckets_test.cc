@@ -1,9 +1,9 @@
-// Relative-position buckets (src/suites/rel_buckets.h, shaders/common/
+// Relative-position buckets (src/suites/common/rel_buckets.h, shaders/common/
 // rel_buckets.glsl): every fact of encodings.md section 3, an independent
 // exact evaluation of the spec's formulas, properties over wide ranges, the
 // per-distance tables, rejections, and the GPU probe against the host for
 // every distance in [-20000, 20000].
-#include "suites/rel_buckets.h"
+#include "suites/common/rel_buckets.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
 #include "runtime/pipeline.h"

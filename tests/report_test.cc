@@ -9,7 +9,7 @@
 #include <regex>
 #include <set>
 
-#include "harness/npy.h"
+#include "harness/output/npy.h"
 #include "test_util.h"
 
 namespace pebench {

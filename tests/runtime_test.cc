@@ -6,7 +6,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "harness/dtype.h"
+#include "harness/contract/dtype.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
 #include "runtime/embedded_shaders.h"

@@ -1,8 +1,8 @@
-// --inject-slowdown (harness/slowdown.h): parsing and its bad input, the
+// --inject-slowdown (harness/engine/slowdown.h): parsing and its bad input, the
 // factor as passes/divisor, what is recorded, and what the report says. No
 // test asserts a time: the injection's effect on time is measured with
 // pebench itself (docs/compare-and-gate.md).
-#include "harness/slowdown.h"
+#include "harness/engine/slowdown.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "harness/errors.h"
-#include "harness/registry.h"
+#include "harness/contract/errors.h"
+#include "harness/contract/registry.h"
 #include "test_util.h"
 
 namespace pebench {
@@ -89,7 +89,8 @@ TEST(Slowdown, FactorAppliesToItsVariantAndImplOnly) {
 // Counts what a case records.
 class CountingRecorder : public Recorder {
  public:
-  const PhysicalDeviceInfo& device() const override { return test::gpu().info(); }
+  const DeviceLimits& limits() const override { return test::gpu().info().limits; }
+  const SubgroupInfo& subgroup() const override { return test::gpu().info().subgroup; }
   const DeviceFeatures& enabled() const override { return test::gpu().device().enabled(); }
   const LaunchPlanner& launch() const override { return test::gpu().launch(); }
   void dispatch(const Dispatch& d) override { shaders.push_back(d.shader); }

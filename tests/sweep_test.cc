@@ -6,11 +6,11 @@
 #include <cmath>
 #include <set>
 
-#include "harness/errors.h"
-#include "harness/presets.h"
-#include "harness/registry.h"
-#include "harness/sweep.h"
-#include "harness/validate.h"
+#include "harness/contract/errors.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/presets.h"
+#include "harness/engine/sweep.h"
+#include "harness/engine/validate.h"
 
 namespace pebench {
 namespace {

@@ -14,9 +14,9 @@
 #include <memory>
 #include <sstream>
 
-#include "harness/device_profile.h"
-#include "harness/registry.h"
-#include "harness/sweep.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/device_profile.h"
+#include "harness/engine/sweep.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
 #include "runtime/pipeline.h"
@@ -248,7 +248,8 @@ class TestRecorder : public Recorder {
  public:
   TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
       : cmd_(cmd), storage_(storage), buffers_(buffers) {}
-  const PhysicalDeviceInfo& device() const override { return gpu().info(); }
+  const DeviceLimits& limits() const override { return gpu().info().limits; }
+  const SubgroupInfo& subgroup() const override { return gpu().info().subgroup; }
   const DeviceFeatures& enabled() const override { return gpu().device().enabled(); }
   const LaunchPlanner& launch() const override { return gpu().launch(); }
   void dispatch(const Dispatch& d) override {

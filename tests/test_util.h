@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/case_run.h"
-#include "harness/gpu_context.h"
-#include "harness/result.h"
-#include "harness/sweep.h"
-#include "harness/variant.h"
+#include "harness/contract/variant.h"
+#include "harness/engine/case_run.h"
+#include "harness/engine/gpu_context.h"
+#include "harness/engine/sweep.h"
+#include "harness/output/result.h"
 #include "runtime/instance.h"
 
 namespace pebench::test {

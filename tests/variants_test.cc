@@ -5,8 +5,8 @@
 
 #include <set>
 
-#include "harness/registry.h"
-#include "harness/sweep.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/sweep.h"
 #include "test_util.h"
 
 namespace pebench {

@@ -15,7 +15,7 @@
 #include "common/storage.glsl"
 #include "common/grid.glsl"
 
-const uint P = 16;  // positions per item; keep in sync with src/suites/abs_conv.cc
+const uint P = 16;  // positions per item; keep in sync with src/suites/abs/abs_conv.cc
 
 layout(constant_id = 1) const bool VEC4 = false;
 

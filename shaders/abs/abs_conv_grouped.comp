@@ -20,7 +20,7 @@
 // RN and RO4 are compile-time constants: glslc unrolls the [[unroll]] loops
 // over them, so the window and accumulators are registers (Mesa 22.3 kept
 // loops bounded by specialization constants as loops: 3x slower). The host
-// (src/suites/abs_conv_grouped.cc, which mirrors RN and RO4) picks WG from
+// (src/suites/abs/abs_conv_grouped.cc, which mirrors RN and RO4) picks WG from
 // the device, CC from its shared memory (16 KiB / 128 invocations suffice)
 // and checks the loop iterations that remain (the chunk, staging, channel
 // and 4-tap loops) against llvmpipe's limit.

@@ -11,7 +11,7 @@ const float ATTN_MASKED = -1.0e30;
 const float ATTN_VISIBLE = -1.0e29;  // s > ATTN_VISIBLE: the key is visible
 
 // The push constants every attention kernel starts with, in the order
-// AttnCase::push_shape (attn_common.cc) packs them.
+// AttnShape::push (attn_common.cc) packs them.
 #define ATTN_PUSH_SHAPE \
   uint heads;    /* H */   \
   uint kv_heads; /* Hkv */ \
@@ -31,5 +31,15 @@ vec4 attn_weight4(vec4 s, vec4 m) {
 #define ATTN_CHUNK_T STORAGE_VEC4
 #define ATTN_CHUNK_LOAD(x4) vec4(x4)
 #define ATTN_CHUNK_STORE(val) STORAGE_VEC4(val)
+
+// Chunk c (4 dims, zero past HEAD_DIM) of the row starting at element `base`
+// of a storage buffer seen as scalars (`buf`) and as vec4s (`bufc`). VEC4
+// and HEAD_DIM come from the kernel that expands it.
+#define ATTN_LOAD_CHUNK(buf, bufc, base, c)                                             \
+  (VEC4 ? ATTN_CHUNK_LOAD(bufc[(base) / 4 + (c)])                                       \
+        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,         \
+               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,         \
+               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
+               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
 
 #endif

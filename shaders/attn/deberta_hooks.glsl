@@ -10,7 +10,7 @@
 // term and score; or, where a table would cost more than it saves (R >= M
 // for c2p, R >= N for p2c: decode, short sequences), from a dot product per
 // score with the kr/qr row (flash only). The host chooses
-// (src/suites/attn_deberta.cc); naive always uses the tables, as HF does.
+// (src/suites/attn/attn_deberta.cc); naive always uses the tables, as HF does.
 // Needs ATTN_EXTRA_PUSH as in attn_flash_deberta.comp.
 #ifndef PEBENCH_ATTN_DEBERTA_HOOKS_GLSL
 #define PEBENCH_ATTN_DEBERTA_HOOKS_GLSL
@@ -53,13 +53,6 @@ void deberta_row_state(uint r, uint h, uint qpos) {
   deb_p2c_base[r] = (deberta_batch() * pc.heads + h) * pc.kv_seq * pc.rel_width - pc.idx_lo;
 }
 
-#define DEB_CHUNK(buf, bufc, base, c)                                                 \
-  (VEC4 ? vec4(bufc[(base) / 4 + (c)])                                                \
-        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,       \
-               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,       \
-               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,       \
-               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
-
 float deberta_term(uint r, uint h, uint kpos) {
   const uint idx = uint(deberta_idx[deb_dist_base[r] + kpos]);
   float c2p_term = 0.0, p2c_term = 0.0;
@@ -70,7 +63,7 @@ float deberta_term(uint r, uint h, uint kpos) {
     // attn_q is already scaled.
     const uint base = (h * pc.two_s + idx) * HEAD_DIM;
     c2p_term = 0.0;
-    [[unroll]] for (uint c = 0; c < D4P; ++c) c2p_term += dot(attn_q_chunk(r, c), DEB_CHUNK(kr, kr_c, base, c));
+    [[unroll]] for (uint c = 0; c < D4P; ++c) c2p_term += dot(attn_q_chunk(r, c), ATTN_LOAD_CHUNK(kr, kr_c, base, c));
 #endif
   }
   if (DEB_P2C_TABLE) {
@@ -80,7 +73,7 @@ float deberta_term(uint r, uint h, uint kpos) {
     // attn_k is the key being folded in (flash_decl.glsl).
     const uint base = (h * pc.two_s + idx) * HEAD_DIM;
     float acc = 0.0;
-    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_k[c], DEB_CHUNK(qr, qr_c, base, c));
+    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_k[c], ATTN_LOAD_CHUNK(qr, qr_c, base, c));
     p2c_term = pc.scale * acc;
 #endif
   }
@@ -96,8 +89,8 @@ float deberta_partial(uint kpos, uint t, uint c, vec4 kc) {
   const uint idx = uint(deberta_idx[deb_dist_base[0] + kpos]);
   const uint base = (gpu_h * pc.two_s + idx) * HEAD_DIM;
   float acc = 0.0;
-  if (!DEB_C2P_TABLE) acc += dot(gpu_q[t], DEB_CHUNK(kr, kr_c, base, c));  // gpu_q is scaled
-  if (!DEB_P2C_TABLE) acc += pc.scale * dot(kc, DEB_CHUNK(qr, qr_c, base, c));
+  if (!DEB_C2P_TABLE) acc += dot(gpu_q[t], ATTN_LOAD_CHUNK(kr, kr_c, base, c));  // gpu_q is scaled
+  if (!DEB_P2C_TABLE) acc += pc.scale * dot(kc, ATTN_LOAD_CHUNK(qr, qr_c, base, c));
   return acc;
 }
 #define GPU_PARTIAL(kpos, t, c, kc) deberta_partial(kpos, t, c, kc)

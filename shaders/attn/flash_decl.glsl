@@ -120,13 +120,4 @@ vec4 attn_k[QW], attn_v[QW];
 
 vec4 attn_q_chunk(uint r, uint c) { return attn_q[r * QW + c]; }
 
-// Chunk c (4 dims, zero past HEAD_DIM) of the row starting at element `base`.
-#define ATTN_LOAD_CHUNK(buf, bufc, base, c)                                             \
-  (VEC4 ? ATTN_CHUNK_LOAD(bufc[(base) / 4 + (c)])                                       \
-        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,         \
-               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,         \
-               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
-               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
-
-
 #endif

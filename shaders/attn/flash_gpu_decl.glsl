@@ -104,12 +104,4 @@ float gpu_m, gpu_l;
 // Global chunk of local chunk t (may be >= D4P: a padding chunk, zeros).
 uint gpu_chunk(uint t) { return t * LANES + gpu_lane; }
 
-// Chunk c (4 dims, zero past HEAD_DIM) of the row starting at element `base`.
-#define ATTN_LOAD_CHUNK(buf, bufc, base, c)                                             \
-  (VEC4 ? ATTN_CHUNK_LOAD(bufc[(base) / 4 + (c)])                                       \
-        : vec4(4 * (c) + 0 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 0]) : 0.0,         \
-               4 * (c) + 1 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 1]) : 0.0,         \
-               4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
-               4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
-
 #endif

@@ -1,7 +1,7 @@
 // The T5 relative bias as a score hook, shared by attn.t5's and attn.tupe's
 // flash and naive score kernels: bias_table[bucket(j - i'), h], read as one
 // float per score from rel_bias [H, M+N-1], which attn_t5_bias.comp fills
-// with rel_buckets.glsl's exact t5_bucket (src/suites/attn_t5.h). Per row
+// with rel_buckets.glsl's exact t5_bucket (src/suites/attn/attn_t5.h). Per row
 // slot the hook keeps where its row's distances start, so a score costs one
 // load.
 // Binding T5_BIAS_BINDING (default ATTN_EXTRA_BINDING0). Define

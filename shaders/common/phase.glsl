@@ -3,7 +3,7 @@
 // split as (low word, high word). The product is taken modulo one turn in
 // exact integer arithmetic, so the angle's error (about 2^-24 of pi, from the
 // final float conversion) does not grow with p, where float(p) * w loses
-// p * w * 2^-24. Built on the host by src/suites/phase.h.
+// p * w * 2^-24. Built on the host by src/suites/common/phase.h.
 #ifndef PEBENCH_PHASE_GLSL
 #define PEBENCH_PHASE_GLSL
 

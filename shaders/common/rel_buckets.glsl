@@ -1,6 +1,6 @@
 // Relative-position buckets (encodings.md section 3) in integer arithmetic:
 // the T5 bucket and the DeBERTa log bucket, exact for every distance because
-// the log-bucket boundaries come from the host (src/suites/rel_buckets.h:
+// the log-bucket boundaries come from the host (src/suites/common/rel_buckets.h:
 // t5_thresholds, deberta_log_thresholds) instead of a float log, which is
 // one ulp off at the ties (T5 n = 16, 32, 64; DeBERTa |delta| = 511).
 //

@@ -1,50 +1,31 @@
 #include "analysis/comparison.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
+#include "analysis/enum_names.h"
 #include "analysis/mann_whitney.h"
 #include "analysis/pipeline_stats.h"
 #include "analysis/timing_rule.h"
 
 namespace pebench {
 
-const char* verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::kFaster:
-      return "faster";
-    case Verdict::kSlower:
-      return "slower";
-    case Verdict::kUnchanged:
-      return "unchanged";
-    case Verdict::kNoisy:
-      return "noisy";
-    case Verdict::kNone:
-      return "-";
-  }
-  return "-";
-}
+namespace {
 
-const char* status_change_name(StatusChange c) {
-  switch (c) {
-    case StatusChange::kSame:
-      return "same";
-    case StatusChange::kBroke:
-      return "broke";
-    case StatusChange::kLost:
-      return "lost";
-    case StatusChange::kFixed:
-      return "fixed";
-    case StatusChange::kNotRun:
-      return "not run";
-    case StatusChange::kOther:
-      return "changed";
-  }
-  return "changed";
-}
+constexpr std::array<const char*, 5> kVerdictNames = {"faster", "slower", "unchanged", "noisy", "-"};
+static_assert(kVerdictNames.size() == static_cast<size_t>(Verdict::kNone) + 1, "one name per Verdict");
+constexpr std::array<const char*, 6> kStatusChangeNames = {"same", "broke", "lost", "fixed", "not run", "changed"};
+static_assert(kStatusChangeNames.size() == static_cast<size_t>(StatusChange::kOther) + 1, "one name per StatusChange");
+
+}  // namespace
+
+const char* verdict_name(Verdict v) { return enum_name(v, kVerdictNames, "-"); }
+
+const char* status_change_name(StatusChange c) { return enum_name(c, kStatusChangeNames, "changed"); }
 
 size_t PairComparison::count(Verdict v) const {
   return static_cast<size_t>(

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pebench {
@@ -9,13 +10,24 @@ namespace pebench {
 // Times and ratios in reports may be anything from 1e-300 to 1e308: past the
 // ranges real runs produce, fixed notation would print hundreds of digits
 // (or "0"), so those get 3 significant digits in exponent form.
-std::string format_ns(double ns) {
-  if (ns > 0 && ns < 1) return fmt::format("{:.3g} ns", ns);
-  if (ns >= 1e15) return fmt::format("{:.3g} s", ns / 1e9);  // over 11 days
-  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
-  if (ns < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
-  return fmt::format("{:.3f} s", ns / 1e9);
+std::string format_ns(double ns, NsStyle style) {
+  struct Unit {
+    double scale;
+    const char* fixed;    // kFixed and kFixedUpToMs
+    const char* compact;  // kCompact
+  };
+  static constexpr Unit kUnits[] = {{1, "{:.0f} ns", "{:.3g} ns"},
+                                    {1e3, "{:.2f} us", "{:.3g} us"},
+                                    {1e6, "{:.3f} ms", "{:.3g} ms"},
+                                    {1e9, "{:.3f} s", "{:.3g} s"}};
+  if (style == NsStyle::kFixed) {
+    if (ns > 0 && ns < 1) return fmt::format("{:.3g} ns", ns);
+    if (ns >= 1e15) return fmt::format("{:.3g} s", ns / 1e9);  // over 11 days
+  }
+  size_t u = ns < 1e3 ? 0 : ns < 1e6 ? 1 : ns < 1e9 ? 2 : 3;
+  if (style == NsStyle::kFixedUpToMs) u = std::min<size_t>(u, 2);
+  const Unit& unit = kUnits[u];
+  return fmt::format(fmt::runtime(style == NsStyle::kCompact ? unit.compact : unit.fixed), ns / unit.scale);
 }
 
 std::string format_ns(const std::optional<double>& ns) { return ns ? format_ns(*ns) : "-"; }
@@ -53,13 +65,6 @@ namespace pebench {
 
 std::string format_threshold(double threshold) {
   return threshold < 1 ? fmt::format("{:g}%", threshold * 100) : fmt::format("{:g}x", 1 + threshold);
-}
-
-std::string format_ns_compact(double ns) {
-  if (ns < 1e3) return fmt::format("{:.3g} ns", ns);
-  if (ns < 1e6) return fmt::format("{:.3g} us", ns / 1e3);
-  if (ns < 1e9) return fmt::format("{:.3g} ms", ns / 1e6);
-  return fmt::format("{:.3g} s", ns / 1e9);
 }
 
 }  // namespace pebench

@@ -7,7 +7,14 @@
 
 namespace pebench {
 
-std::string format_ns(double ns);                     // "86.76 us", "1.367 ms"
+// How format_ns writes a time: in every style the unit is the largest of
+// ns, us, ms, s that the time reaches.
+enum class NsStyle {
+  kFixed,        // "86.76 us", "1.367 ms", "2.500 s"; 3 significant digits past the ranges runs produce
+  kFixedUpToMs,  // as kFixed, but never in seconds ("2500.000 ms"): the run table's column
+  kCompact,      // axis labels: "100 us", "1.5 ms" (at most 3 significant digits, no padding)
+};
+std::string format_ns(double ns, NsStyle style = NsStyle::kFixed);
 std::string format_ns(const std::optional<double>& ns);  // "-" when absent
 std::string format_ratio(double r);                   // "1.015"
 std::string format_ratio(const std::optional<double>& r);
@@ -20,6 +27,4 @@ std::string format_number(const std::optional<double>& v);  // "5.2e-16", "-"
 namespace pebench {
 // A --threshold for people: "10%" below 1, "20x" (as a ratio) from 1 up.
 std::string format_threshold(double threshold);
-// Axis labels: "100 us", "1.5 ms" (at most 3 significant digits, no padding).
-std::string format_ns_compact(double ns);
 }  // namespace pebench

@@ -143,7 +143,7 @@ std::string seq_section(const std::vector<ReportFile>& reports, const std::vecto
     spec.x_label = "sequence length";
     spec.y_label = "median time";
     spec.x_format = [](double v) { return fmt::format("{:g}", v); };
-    spec.y_format = [](double v) { return format_ns_compact(v); };
+    spec.y_format = [](double v) { return format_ns(v, NsStyle::kCompact); };
     // Several devices: colour is the device, line style the impl/dtype/...;
     // one device: colour tells the lines apart.
     const bool by_device = columns.size() > 1;

@@ -141,8 +141,7 @@ class Checker {
 };
 
 const std::set<std::string>& known_statuses() {
-  static const std::set<std::string> s = {"ok",    "failed",   "skipped",    "unsupported",
-                                          "error", "compiled", "interrupted"};
+  static const std::set<std::string> s(kStatusNames.begin(), kStatusNames.end());
   return s;
 }
 
@@ -164,24 +163,24 @@ std::vector<double> number_list(const Checker& ck, const nlohmann::json& obj, co
 }
 
 std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r, const std::string& where) {
-  auto it = r.find("time_ns");
+  auto it = r.find(report_key::kTimeNs);
   if (it == r.end() || it->is_null()) return std::nullopt;
   const std::string w = where + ".time_ns";
   if (!it->is_object()) ck.fail(w, "is not an object");
-  const auto median = ck.maybe_number(*it, w, "median");
+  const auto median = ck.maybe_number(*it, w, report_key::kMedian);
   if (!median) return std::nullopt;  // an unmeasurable case written as null
   TimeRecord t;
   t.median = *median;
   if (t.median < 0) ck.fail(w, fmt::format("\"median\" is negative ({})", t.median));
-  t.min = ck.maybe_number(*it, w, "min").value_or(t.median);
-  t.max = ck.maybe_number(*it, w, "max").value_or(t.median);
-  t.samples = number_list(ck, *it, w, "samples");
-  t.timing = ck.text(r, where, "timing");
-  if (auto cpu = r.find("cpu_ns"); cpu != r.end() && !cpu->is_null()) {
+  t.min = ck.maybe_number(*it, w, report_key::kMin).value_or(t.median);
+  t.max = ck.maybe_number(*it, w, report_key::kMax).value_or(t.median);
+  t.samples = number_list(ck, *it, w, report_key::kSamples);
+  t.timing = ck.text(r, where, report_key::kTiming);
+  if (auto cpu = r.find(report_key::kCpuNs); cpu != r.end() && !cpu->is_null()) {
     const std::string wc = where + ".cpu_ns";
     if (!cpu->is_object()) ck.fail(wc, "is not an object");
-    t.cpu_median = ck.number(*cpu, wc, "median");
-    t.cpu_samples = number_list(ck, *cpu, wc, "samples");
+    t.cpu_median = ck.number(*cpu, wc, report_key::kMedian);
+    t.cpu_samples = number_list(ck, *cpu, wc, report_key::kSamples);
   }
   return t;
 }
@@ -191,34 +190,34 @@ std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r,
 void require_usable_time(const Checker& ck, const nlohmann::json& r, const std::optional<TimeRecord>& t,
                          const std::string& where) {
   if (t && t->median > 0 && std::isfinite(t->median)) return;
-  const auto it = r.find("time_ns");
+  const auto it = r.find(report_key::kTimeNs);
   if (it == r.end() || it->is_null()) ck.fail(where, "an ok case needs \"time_ns\" (got null)");
-  const auto median = it->find("median");
+  const auto median = it->find(report_key::kMedian);
   ck.fail(where + ".time_ns", fmt::format("an ok case needs a positive finite \"median\" (got {})",
                                           median == it->end() ? "nothing" : shown(*median)));
 }
 
 std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohmann::json& r,
                                                  const std::string& where) {
-  auto it = r.find("validation");
+  auto it = r.find(report_key::kValidation);
   if (it == r.end() || it->is_null()) return std::nullopt;
   const std::string w = where + ".validation";
   if (!it->is_object()) ck.fail(w, "is not an object");
   ValidationRecord v;
-  const auto& passed = ck.field(*it, w, "passed");
+  const auto& passed = ck.field(*it, w, report_key::kPassed);
   if (!passed.is_boolean()) ck.fail(w, "\"passed\" is not true/false");
   v.passed = passed.get<bool>();
-  v.nmse = ck.maybe_number(*it, w, "nmse");
-  v.max_abs = ck.maybe_number(*it, w, "max_abs");
-  v.max_rel = ck.maybe_number(*it, w, "max_rel");
-  if (auto t = it->find("tolerance"); t != it->end() && t->is_object()) {
-    v.tol_nmse = ck.maybe_number(*t, w + ".tolerance", "nmse");
-    v.tol_max_rel = ck.maybe_number(*t, w + ".tolerance", "max_rel");
-    v.tol_model = ck.text(*t, w + ".tolerance", "model");
+  v.nmse = ck.maybe_number(*it, w, report_key::kNmse);
+  v.max_abs = ck.maybe_number(*it, w, report_key::kMaxAbs);
+  v.max_rel = ck.maybe_number(*it, w, report_key::kMaxRel);
+  if (auto t = it->find(report_key::kTolerance); t != it->end() && t->is_object()) {
+    v.tol_nmse = ck.maybe_number(*t, w + ".tolerance", report_key::kNmse);
+    v.tol_max_rel = ck.maybe_number(*t, w + ".tolerance", report_key::kMaxRel);
+    v.tol_model = ck.text(*t, w + ".tolerance", report_key::kModel);
   }
-  v.detail = ck.text(*it, w, "detail");
-  if (auto n = ck.maybe_number(*it, w, "rows_checked")) v.rows_checked = static_cast<int64_t>(*n);
-  if (auto n = ck.maybe_number(*it, w, "rows_total")) v.rows_total = static_cast<int64_t>(*n);
+  v.detail = ck.text(*it, w, report_key::kDetail);
+  if (auto n = ck.maybe_number(*it, w, report_key::kRowsChecked)) v.rows_checked = static_cast<int64_t>(*n);
+  if (auto n = ck.maybe_number(*it, w, report_key::kRowsTotal)) v.rows_total = static_cast<int64_t>(*n);
   return v;
 }
 
@@ -236,20 +235,20 @@ std::optional<PeakRecord> parse_peak(const Checker& ck, const nlohmann::json& d,
 }
 
 std::optional<RooflineRecord> parse_roofline(const Checker& ck, const nlohmann::json& r, const std::string& where) {
-  auto it = r.find("roofline");
+  auto it = r.find(report_key::kRoofline);
   if (it == r.end() || it->is_null()) return std::nullopt;
   const std::string w = where + ".roofline";
   if (!it->is_object()) ck.fail(w, "is not an object");
   RooflineRecord rl;
-  rl.bound = ck.string(*it, w, "bound");
+  rl.bound = ck.string(*it, w, report_key::kBound);
   if (rl.bound != "memory" && rl.bound != "compute") ck.fail(w, fmt::format("unknown bound \"{}\"", rl.bound));
-  rl.fraction = ck.number(*it, w, "fraction");
+  rl.fraction = ck.number(*it, w, report_key::kFraction);
   return rl;
 }
 
 std::vector<PipelineRecordView> parse_pipelines(const Checker& ck, const nlohmann::json& r, const std::string& where) {
   std::vector<PipelineRecordView> out;
-  auto it = r.find("pipelines");
+  auto it = r.find(report_key::kPipelines);
   if (it == r.end() || it->is_null()) return out;
   if (!it->is_array()) ck.fail(where, "\"pipelines\" is not a list");
   for (size_t i = 0; i < it->size(); ++i) {
@@ -257,18 +256,18 @@ std::vector<PipelineRecordView> parse_pipelines(const Checker& ck, const nlohman
     const auto& p = (*it)[i];
     if (!p.is_object()) ck.fail(w, "is not an object");
     PipelineRecordView v;
-    v.shader = ck.string(p, w, "shader");
-    v.storage = ck.text(p, w, "storage");
-    if (auto ls = p.find("local_size"); ls != p.end() && ls->is_array()) {
+    v.shader = ck.string(p, w, report_key::kShader);
+    v.storage = ck.text(p, w, report_key::kStorage);
+    if (auto ls = p.find(report_key::kLocalSize); ls != p.end() && ls->is_array()) {
       for (const auto& x : *ls) {
         if (!x.is_number_unsigned()) ck.fail(w, "\"local_size\" holds a non-integer");
         v.local_size.push_back(x.get<uint32_t>());
       }
     }
-    if (auto sc = p.find("spec_constants"); sc != p.end() && sc->is_object()) {
+    if (auto sc = p.find(report_key::kSpecConstants); sc != p.end() && sc->is_object()) {
       for (const auto& [k, x] : sc->items()) v.spec += (v.spec.empty() ? "" : " ") + k + "=" + x.dump();
     }
-    if (auto st = p.find("stats"); st != p.end() && !st->is_null()) {
+    if (auto st = p.find(report_key::kStats); st != p.end() && !st->is_null()) {
       if (!st->is_object()) ck.fail(w, "\"stats\" is not an object");
       for (const auto& [k, x] : st->items()) {
         if (x.is_null()) continue;
@@ -286,22 +285,22 @@ std::vector<PipelineRecordView> parse_pipelines(const Checker& ck, const nlohman
 ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   const Checker ck(path);
   if (!doc.is_object()) ck.fail("", "not a pebench report (the top level is not a JSON object)");
-  auto schema = doc.find("schema");
+  auto schema = doc.find(report_key::kSchema);
   if (schema == doc.end()) ck.fail("", "not a pebench report (no \"schema\" field)");
-  if (!schema->is_string() || schema->get<std::string>() != kReadableReportSchema) {
-    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", shown(*schema), kReadableReportSchema));
+  if (!schema->is_string() || schema->get<std::string>() != kReportSchema) {
+    ck.fail("", fmt::format("unsupported schema {} (this pebench reads {})", shown(*schema), kReportSchema));
   }
   ReportFile rep;
   rep.path = path;
-  rep.created = ck.text(doc, "", "created");
-  if (auto t = doc.find("tool"); t != doc.end() && t->is_object()) rep.tool = *t;
-  if (auto h = doc.find("host"); h != doc.end() && h->is_object()) rep.host = *h;
-  if (auto c = doc.find("command"); c != doc.end() && c->is_array()) rep.command = *c;
-  if (auto run = doc.find("run"); run != doc.end() && run->is_object()) {
-    if (auto inj = run->find("inject_slowdown"); inj != run->end() && !inj->is_null()) rep.injected = *inj;
+  rep.created = ck.text(doc, "", report_key::kCreated);
+  if (auto t = doc.find(report_key::kTool); t != doc.end() && t->is_object()) rep.tool = *t;
+  if (auto h = doc.find(report_key::kHost); h != doc.end() && h->is_object()) rep.host = *h;
+  if (auto c = doc.find(report_key::kCommand); c != doc.end() && c->is_array()) rep.command = *c;
+  if (auto run = doc.find(report_key::kRun); run != doc.end() && run->is_object()) {
+    if (auto inj = run->find(report_key::kInjectSlowdown); inj != run->end() && !inj->is_null()) rep.injected = *inj;
   }
 
-  const auto& devices = ck.field(doc, "", "devices");
+  const auto& devices = ck.field(doc, "", report_key::kDevices);
   if (!devices.is_array()) ck.fail("", "\"devices\" is not a list");
   std::map<std::string, int> name_count;
   std::set<int64_t> indices;
@@ -325,7 +324,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     rep.devices.push_back(std::move(dev));
   }
 
-  const auto& results = ck.field(doc, "", "results");
+  const auto& results = ck.field(doc, "", report_key::kResults);
   if (!results.is_array()) ck.fail("", "\"results\" is not a list");
   std::map<std::string, size_t> first_seen;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -334,25 +333,25 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (!r.is_object()) ck.fail(w, "is not an object");
     CaseRecord c;
     c.ordinal = i;
-    c.id = ck.text(r, w, "id");
-    c.variant = ck.string(r, w, "variant");
-    c.impl = ck.string(r, w, "impl");
-    c.dtype = ck.string(r, w, "dtype");
-    c.params = ck.field(r, w, "params");
+    c.id = ck.text(r, w, report_key::kId);
+    c.variant = ck.string(r, w, report_key::kVariant);
+    c.impl = ck.string(r, w, report_key::kImpl);
+    c.dtype = ck.string(r, w, report_key::kDtype);
+    c.params = ck.field(r, w, report_key::kParams);
     if (!c.params.is_object()) ck.fail(w, "\"params\" is not an object");
-    c.label = ck.text(r, w, "label");
-    c.status = ck.string(r, w, "status");
+    c.label = ck.text(r, w, report_key::kLabel);
+    c.status = ck.string(r, w, report_key::kStatus);
     if (!known_statuses().count(c.status)) ck.fail(w, fmt::format("unknown status {}", shown(c.status)));
-    c.reason = ck.text(r, w, "reason");
-    c.device = ck.integer(r, w, "device");
+    c.reason = ck.text(r, w, report_key::kReason);
+    c.device = ck.integer(r, w, report_key::kDevice);
     if (!indices.count(c.device)) ck.fail(w, fmt::format("device {} is not in \"devices\"", c.device));
     c.time = parse_time(ck, r, w);
     if (c.ok()) require_usable_time(ck, r, c.time, w);
     c.validation = parse_validation(ck, r, w);
     c.roofline = parse_roofline(ck, r, w);
-    c.bytes = ck.maybe_number(r, w, "bytes").value_or(0);
-    c.flops = ck.maybe_number(r, w, "flops").value_or(0);
-    if (auto e = r.find("vk_validation_errors"); e != r.end() && e->is_number_unsigned()) {
+    c.bytes = ck.maybe_number(r, w, report_key::kBytes).value_or(0);
+    c.flops = ck.maybe_number(r, w, report_key::kFlops).value_or(0);
+    if (auto e = r.find(report_key::kVkValidationErrors); e != r.end() && e->is_number_unsigned()) {
       c.vk_validation_errors = e->get<uint64_t>();
     }
     c.pipelines = parse_pipelines(ck, r, w);

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace pebench {
+#include "analysis/report_schema.h"
 
-inline constexpr const char* kReadableReportSchema = "pebench.report/1";
+namespace pebench {
 
 struct ReportError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -6,8 +6,8 @@
 #include "analysis/report_file.h"
 #include "cli/command.h"
 #include "cli/option_checks.h"
-#include "harness/build_info.h"
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
+#include "harness/output/build_info.h"
 #include "runtime/status.h"
 
 namespace pebench {

@@ -10,7 +10,7 @@
 #include "analysis/compare_json.h"
 #include "analysis/compare_render.h"
 #include "cli/command.h"
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
 
 namespace pebench {
 namespace {

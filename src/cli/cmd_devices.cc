@@ -7,8 +7,8 @@
 
 #include "cli/command.h"
 #include "cli/vulkan_session.h"
-#include "harness/device_profile.h"
-#include "harness/report.h"
+#include "harness/engine/device_profile.h"
+#include "harness/output/report.h"
 
 namespace pebench {
 namespace {

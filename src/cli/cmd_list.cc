@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "harness/registry.h"
-#include "harness/result.h"
-#include "harness/sweep.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/sweep.h"
+#include "harness/output/result.h"
 
 namespace pebench {
 namespace {

@@ -1,6 +1,6 @@
 // `pebench peak [--device ...] [--json]`: the device's measured roofs (copy
 // bandwidth, f32 and f16 FMA throughput), as `run` records them in the
-// report's devices[].peak (harness/peak.h).
+// report's devices[].peak (harness/engine/peak.h).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -8,8 +8,8 @@
 #include "analysis/text_table.h"
 #include "cli/command.h"
 #include "cli/vulkan_session.h"
-#include "harness/peak.h"
-#include "harness/report.h"
+#include "harness/engine/peak.h"
+#include "harness/output/report.h"
 
 namespace pebench {
 namespace {

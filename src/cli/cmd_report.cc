@@ -7,9 +7,9 @@
 
 #include "analysis/html_report.h"
 #include "cli/command.h"
-#include "harness/build_info.h"
-#include "harness/errors.h"
-#include "harness/report.h"
+#include "harness/contract/errors.h"
+#include "harness/output/build_info.h"
+#include "harness/output/report.h"
 
 namespace pebench {
 namespace {

@@ -17,18 +17,19 @@
 #include "cli/command.h"
 #include "cli/option_checks.h"
 #include "cli/pipeline_table.h"
+#include "cli/progress_printer.h"
 #include "cli/run_table.h"
 #include "cli/vulkan_session.h"
-#include "harness/bench_driver.h"
-#include "harness/device_profile.h"
-#include "harness/errors.h"
-#include "harness/gb_output.h"
-#include "harness/peak.h"
-#include "harness/presets.h"
-#include "harness/registry.h"
-#include "harness/report.h"
-#include "harness/slowdown.h"
-#include "harness/sweep.h"
+#include "harness/contract/errors.h"
+#include "harness/contract/registry.h"
+#include "harness/engine/bench_driver.h"
+#include "harness/engine/device_profile.h"
+#include "harness/engine/gb_output.h"
+#include "harness/engine/peak.h"
+#include "harness/engine/presets.h"
+#include "harness/engine/slowdown.h"
+#include "harness/engine/sweep.h"
+#include "harness/output/report.h"
 
 namespace pebench {
 namespace {
@@ -75,9 +76,86 @@ class RunCommand : public Command {
   }
 
   int run(CLI::App& app) override {
-    // Sweep specification.
-    SweepSpec spec;
     const Preset* preset = nullptr;
+    const SweepSpec spec = sweep_spec(preset);
+    if (compile_only_ && !dump_.empty()) {
+      throw UsageError("--compile-only runs nothing, so it has nothing to --dump");
+    }
+    std::optional<DeviceProfile> profile;
+    if (!emulate_.empty()) profile = load_profile(emulate_);
+    std::vector<InjectedSlowdown> injected;
+    for (const auto& text : slowdowns_) injected.push_back(parse_slowdown(text, Registry::instance()));
+    const auto planned = expand_sweep(Registry::instance(), spec);
+    if (planned.empty()) throw UsageError("the selection matches no case");
+
+    // Google Benchmark flags: pebench applies the output, filter and listing
+    // ones itself (harness/engine/gb_output.h), Google Benchmark the rest.
+    check_benchmark_flags(app.remaining());
+    const GbFlags gb = parse_gb_flags(app.remaining());
+    const int repetitions = preset && !gb.repetitions_given ? preset->repetitions : 0;
+    if (!initialize_google_benchmark(gb, repetitions)) return 2;
+
+    // Devices, each one's plan, and the cases the filter keeps.
+    VulkanSession vk = open_vulkan(vk_validation_);
+    const auto selected = select_devices(vk.devices, device_);
+    std::vector<PhysicalDeviceInfo> infos;
+    const FilteredCases kept = plan_cases(preset, spec, planned, vk.devices, selected, profile, gb, infos);
+    if (gb.list_tests) {
+      for (const auto& name : kept.names) std::cout << name << "\n";
+      return 0;
+    }
+    if (kept.cases.empty()) throw UsageError(fmt::format("--benchmark_filter={} matches no case", gb.filter));
+    const OpenDevices open = open_devices(*vk.instance, selected, infos, kept);
+
+    ReportWriter writer(out_, report_header(open, repetitions, gb, injected));
+    writer.flush();  // fail early (and visibly) if the report cannot be written
+
+    ProgressPrinter progress(stderr);
+    DriverOptions options = driver_options(preset, gb, repetitions, injected);
+    options.progress = quiet_ ? nullptr : &progress;
+    options.roofs = open.roofs;
+    options.names = kept.names;
+    GbOutput gb_out(gb);
+    if (gb_out.active()) options.gb = &gb_out;
+
+    std::signal(SIGINT, on_sigint);
+    if (compile_only_) {
+      compile_sweep(*vk.instance, writer, open.cases, options.progress);
+    } else {
+      BenchDriver driver(*vk.instance, writer, options);
+      driver.run(open.cases);
+    }
+    std::signal(SIGINT, SIG_DFL);
+    writer.flush();
+    if (compile_only_) return summarize_compiled(writer);
+
+    // With a Google Benchmark format stdout is that format's alone.
+    const int code = summarize(writer, gb.format.empty() ? std::cout : std::cerr);
+    for (const auto& ctx : open.contexts) {
+      if (ctx->device().lost()) {
+        // Work may still be running on that device: tearing Vulkan down now
+        // would crash or hang, and the report is already written.
+        std::fflush(stdout);
+        std::fflush(stderr);
+        std::_Exit(code);
+      }
+    }
+    return code;
+  }
+
+ private:
+  // The devices opened for the run, and what each brings.
+  struct OpenDevices {
+    std::vector<std::unique_ptr<GpuContext>> contexts;
+    nlohmann::json devices = nlohmann::json::array();  // the report's "devices"
+    std::vector<SweepCase> cases;                      // the kept cases, on their device's context
+    std::map<uint32_t, Roofs> roofs;                   // by device index, where measured
+  };
+
+  // The sweep the options name: the preset's (`preset` is set to it), then
+  // --variant, --impl, the axis flags and --param over it.
+  SweepSpec sweep_spec(const Preset*& preset) {
+    SweepSpec spec;
     if (!preset_.empty()) {
       preset = find_preset(preset_);
       if (!preset) {
@@ -104,57 +182,48 @@ class RunCommand : public Command {
       auto& dst = spec.axes[key];
       dst.insert(dst.end(), values.begin(), values.end());
     }
-    if (compile_only_ && !dump_.empty()) {
-      throw UsageError("--compile-only runs nothing, so it has nothing to --dump");
-    }
-    std::optional<DeviceProfile> profile;
-    if (!emulate_.empty()) profile = load_profile(emulate_);
-    std::vector<InjectedSlowdown> injected;
-    for (const auto& text : slowdowns_) injected.push_back(parse_slowdown(text, Registry::instance()));
-    const auto planned = expand_sweep(Registry::instance(), spec);
-    if (planned.empty()) throw UsageError("the selection matches no case");
+    return spec;
+  }
 
-    // Google Benchmark flags: pebench applies the output, filter and listing
-    // ones itself (harness/gb_output.h), Google Benchmark the rest.
-    check_benchmark_flags(app.remaining());
-    const GbFlags gb = parse_gb_flags(app.remaining());
+  // Hands Google Benchmark its flags; false when it rejects one.
+  static bool initialize_google_benchmark(const GbFlags& gb, int repetitions) {
     std::vector<std::string> gb_args{"pebench"};
     gb_args.insert(gb_args.end(), gb.passthrough.begin(), gb.passthrough.end());
-    const int repetitions = preset && !gb.repetitions_given ? preset->repetitions : 0;
     // Placed first, so the user's own flag, if any, wins.
     if (repetitions > 0) gb_args.insert(gb_args.begin() + 1, "--benchmark_enable_random_interleaving=true");
     std::vector<char*> gb_argv;
     for (auto& a : gb_args) gb_argv.push_back(a.data());
     int gb_argc = static_cast<int>(gb_argv.size());
     benchmark::Initialize(&gb_argc, gb_argv.data());
-    if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+    return !benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data());
+  }
 
-    // Devices, each one's plan, and the cases the filter keeps.
-    VulkanSession vk = open_vulkan(vk_validation_);
-    const auto selected = select_devices(vk.devices, device_);
-    std::vector<PhysicalDeviceInfo> infos;
+  // Each selected device's view (the --emulate profile's, if any: appended
+  // to `infos`, in `selected` order) and plan, then the cases the benchmark
+  // filter keeps.
+  FilteredCases plan_cases(const Preset* preset, const SweepSpec& spec, const std::vector<PlannedCase>& planned,
+                           const std::vector<PhysicalDeviceInfo>& devices, const std::vector<uint32_t>& selected,
+                           const std::optional<DeviceProfile>& profile, const GbFlags& gb,
+                           std::vector<PhysicalDeviceInfo>& infos) const {
     std::vector<std::pair<uint32_t, PlannedCase>> per_device;
     for (uint32_t idx : selected) {
-      infos.push_back(profile ? apply_profile(vk.devices[idx], *profile) : vk.devices[idx]);
+      infos.push_back(profile ? apply_profile(devices[idx], *profile) : devices[idx]);
       std::string note;
       for (auto& pc : plan_for_device(preset, spec, planned, infos.back(), note)) per_device.emplace_back(idx, pc);
       if (!note.empty() && !quiet_ && !gb.list_tests) std::cerr << "pebench run: " << note << "\n";
     }
-    const FilteredCases kept = filter_cases(per_device, gb.filter);
-    if (gb.list_tests) {
-      for (const auto& name : kept.names) std::cout << name << "\n";
-      return 0;
-    }
-    if (kept.cases.empty()) throw UsageError(fmt::format("--benchmark_filter={} matches no case", gb.filter));
+    return filter_cases(per_device, gb.filter);
+  }
 
-    std::vector<std::unique_ptr<GpuContext>> contexts;
-    nlohmann::json devices = nlohmann::json::array();
-    std::vector<SweepCase> cases;
-    std::map<uint32_t, Roofs> roofs;
+  // Opens each selected device, measures its roofs (unless --no-peak or
+  // --compile-only) and puts the kept cases on it.
+  OpenDevices open_devices(const Instance& instance, const std::vector<uint32_t>& selected,
+                           const std::vector<PhysicalDeviceInfo>& infos, const FilteredCases& kept) const {
+    OpenDevices open;
     for (size_t d = 0; d < selected.size(); ++d) {
       const uint32_t idx = selected[d];
       const PhysicalDeviceInfo& info = infos[d];
-      auto ctx = GpuContext::Create(*vk.instance, info);
+      auto ctx = GpuContext::Create(instance, info);
       if (!ctx.ok()) {
         throw std::runtime_error(fmt::format("cannot open device {} ({}): {}", idx, info.name,
                                              ctx.status().message()));
@@ -163,74 +232,54 @@ class RunCommand : public Command {
         throw UsageError(fmt::format("device {} ({}): {}; run it with --compile-only to build and inspect the "
                                      "pipelines", idx, info.name, ctx.value()->device().cannot_execute_reason()));
       }
-      contexts.push_back(std::move(ctx).value());
-      contexts.back()->device().set_submit_timeout(timeout_s_);
-      devices.push_back(device_json(info));
-      gb_add_device_context(devices.back(), selected.size() > 1);
-      if (!no_peak_ && !compile_only_) measure_roofs(*contexts.back(), idx, devices.back(), roofs);
+      open.contexts.push_back(std::move(ctx).value());
+      open.contexts.back()->device().set_submit_timeout(timeout_s_);
+      open.devices.push_back(device_json(info));
+      gb_add_device_context(open.devices.back(), selected.size() > 1);
+      if (!no_peak_ && !compile_only_) measure_roofs(*open.contexts.back(), idx, open.devices.back(), open.roofs);
       for (const auto& [device, pc] : kept.cases) {
-        if (device == idx) cases.push_back(SweepCase{contexts.back().get(), idx, pc});
+        if (device == idx) open.cases.push_back(SweepCase{open.contexts.back().get(), idx, pc});
       }
     }
+    return open;
+  }
 
+  // Every top-level key of the report but "results".
+  nlohmann::json report_header(const OpenDevices& open, int repetitions, const GbFlags& gb,
+                               const std::vector<InjectedSlowdown>& injected) const {
     nlohmann::json header;
-    header["schema"] = kReportSchema;
-    header["tool"] = tool_json();
-    header["created"] = iso8601_now();
-    header["command"] = command_line();
-    header["host"] = host_json();
-    header["devices"] = devices;
-    header["run"] = {{"preset", preset_.empty() ? nullptr : nlohmann::json(preset_)},
-                     {"seed", seed_},
-                     {"validate", !no_validate_},
-                     {"vulkan_validation", vk_validation_},
-                     {"compile_only", compile_only_},
-                     {"cases", cases.size()},
-                     {"repetitions", repetitions},
-                     {"benchmark_filter", gb.filter.empty() ? nullptr : nlohmann::json(gb.filter)}};
-    if (!injected.empty()) header["run"]["inject_slowdown"] = slowdowns_json(injected);
-    ReportWriter writer(out_, header);
-    writer.flush();  // fail early (and visibly) if the report cannot be written
+    header[report_key::kSchema] = kReportSchema;
+    header[report_key::kTool] = tool_json();
+    header[report_key::kCreated] = iso8601_now();
+    header[report_key::kCommand] = command_line();
+    header[report_key::kHost] = host_json();
+    header[report_key::kDevices] = open.devices;
+    header[report_key::kRun] = {{"preset", preset_.empty() ? nullptr : nlohmann::json(preset_)},
+                                {"seed", seed_},
+                                {"validate", !no_validate_},
+                                {"vulkan_validation", vk_validation_},
+                                {"compile_only", compile_only_},
+                                {"cases", open.cases.size()},
+                                {"repetitions", repetitions},
+                                {"benchmark_filter", gb.filter.empty() ? nullptr : nlohmann::json(gb.filter)}};
+    if (!injected.empty()) header[report_key::kRun][report_key::kInjectSlowdown] = slowdowns_json(injected);
+    return header;
+  }
 
+  // What the options ask of each case and of Google Benchmark; the caller
+  // adds the progress sink, the roofs, the names and the output.
+  DriverOptions driver_options(const Preset* preset, const GbFlags& gb, int repetitions,
+                               const std::vector<InjectedSlowdown>& injected) const {
     DriverOptions options;
     options.run.validate = !no_validate_;
     options.run.dump_dir = dump_;
     options.run.seed = seed_;
     options.run.inject_slowdown = injected;
-    options.progress = quiet_ ? nullptr : stderr;
-    options.roofs = roofs;
-    options.names = kept.names;
-    GbOutput gb_out(gb);
-    if (gb_out.active()) options.gb = &gb_out;
     if (!gb.min_time_given) options.min_time_s = preset ? preset->min_time_s : 0.1;
     options.repetitions = repetitions;
-
-    std::signal(SIGINT, on_sigint);
-    if (compile_only_) {
-      compile_sweep(*vk.instance, writer, cases, options.progress);
-    } else {
-      BenchDriver driver(*vk.instance, writer, options);
-      driver.run(cases);
-    }
-    std::signal(SIGINT, SIG_DFL);
-    writer.flush();
-    if (compile_only_) return summarize_compiled(writer);
-
-    // With a Google Benchmark format stdout is that format's alone.
-    const int code = summarize(writer, gb.format.empty() ? std::cout : std::cerr);
-    for (const auto& ctx : contexts) {
-      if (ctx->device().lost()) {
-        // Work may still be running on that device: tearing Vulkan down now
-        // would crash or hang, and the report is already written.
-        std::fflush(stdout);
-        std::fflush(stderr);
-        std::_Exit(code);
-      }
-    }
-    return code;
+    return options;
   }
 
- private:
   // Once per device, before its cases: the roofs every ok result is set against.
   void measure_roofs(GpuContext& ctx, uint32_t idx, nlohmann::json& device, std::map<uint32_t, Roofs>& roofs) const {
     const DevicePeak peak = measure_peak(ctx);

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
 
 namespace pebench {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analysis/text_table.h"
-#include "harness/result.h"
+#include "harness/output/result.h"
 
 namespace pebench {
 

@@ -3,19 +3,11 @@
 #include <fmt/format.h>
 
 #include "analysis/comparison.h"
+#include "analysis/format_units.h"
 #include "analysis/sample_spread.h"
 #include "analysis/text_table.h"
 
 namespace pebench {
-namespace {
-
-std::string format_time(double ns) {
-  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
-  return fmt::format("{:.3f} ms", ns / 1e6);
-}
-
-}  // namespace
 
 std::string roofline_cell(const std::optional<Roofline>& r) {
   return r ? fmt::format("{:.0f}% {}", 100.0 * r->fraction, r->bound) : "-";
@@ -31,7 +23,7 @@ std::string run_table_text(const std::vector<CaseResult>& results) {
     std::string median = "-", n = "-", iqr = "-", gbps = "-", gflops = "-", nmse = "-";
     if (r.time) {
       const SampleSpread s = sample_spread(r.time->samples);
-      median = format_time(r.time->median);
+      median = format_ns(r.time->median, NsStyle::kFixedUpToMs);
       n = samples_cell(s.n, alpha);
       iqr = iqr_cell(s);
       if (r.cost.bytes > 0) gbps = fmt::format("{:.2f}", r.cost.bytes / r.time->median);

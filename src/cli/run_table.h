@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/result.h"
+#include "harness/output/result.h"
 
 namespace pebench {
 

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "harness/errors.h"
+#include "harness/contract/errors.h"
 
 namespace pebench {
 

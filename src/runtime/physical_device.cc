@@ -125,30 +125,63 @@ void chain(void**& tail, T& s) {
 }
 }  // namespace
 
-StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index) {
-  PhysicalDeviceInfo info;
-  info.index = index;
-  info.handle = device;
+static_assert(kSubgroupFeatureShuffle == VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "device_limits.h names the shuffle bit");
 
+namespace {
+
+// What the device can be asked: each optional struct is chained only where
+// the device's API version or extensions say it knows it.
+struct QuerySupport {
+  bool v11, driver_props, size_control, f16i8, storage_8bit, integer_dot, exec_props;
+};
+
+QuerySupport query_support(const PhysicalDeviceInfo& info) {
+  const uint32_t v = info.api_version;
+  const bool v12 = v >= VK_API_VERSION_1_2;
+  const bool v13 = v >= VK_API_VERSION_1_3;
+  QuerySupport s;
+  s.v11 = v >= VK_API_VERSION_1_1;
+  s.driver_props = v12 || info.has_extension(VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+  s.size_control = v13 || info.has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  s.f16i8 = v12 || info.has_extension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  s.storage_8bit = v12 || info.has_extension(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+  s.integer_dot = v13 || info.has_extension(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  s.exec_props = info.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  return s;
+}
+
+Status query_extensions(VkPhysicalDevice device, PhysicalDeviceInfo& info) {
   uint32_t ext_count = 0;
   PB_VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(device, nullptr, &ext_count, nullptr));
   std::vector<VkExtensionProperties> exts(ext_count);
   PB_VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(device, nullptr, &ext_count, exts.data()));
   for (const auto& e : exts) info.extensions.insert(e.extensionName);
+  return Status();
+}
 
-  VkPhysicalDeviceProperties base{};
-  vkGetPhysicalDeviceProperties(device, &base);
-  info.api_version = base.apiVersion;
-  const bool v12 = base.apiVersion >= VK_API_VERSION_1_2;
-  const bool v13 = base.apiVersion >= VK_API_VERSION_1_3;
-  const bool has_driver_props = v12 || info.has_extension(VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
-  const bool has_size_control = v13 || info.has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
-  const bool has_f16i8 = v12 || info.has_extension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
-  const bool has_8bit = v12 || info.has_extension(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
-  const bool v11 = base.apiVersion >= VK_API_VERSION_1_1;
-  const bool has_dot = v13 || info.has_extension(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+void copy_limits(const VkPhysicalDeviceLimits& l, const VkPhysicalDeviceMaintenance3Properties& maint3,
+                 DeviceLimits& limits) {
+  limits.max_compute_shared_memory_size = l.maxComputeSharedMemorySize;
+  limits.max_compute_work_group_invocations = l.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) {
+    limits.max_compute_work_group_size[i] = l.maxComputeWorkGroupSize[i];
+    limits.max_compute_work_group_count[i] = l.maxComputeWorkGroupCount[i];
+  }
+  limits.max_storage_buffer_range = l.maxStorageBufferRange;
+  limits.max_push_constants_size = l.maxPushConstantsSize;
+  limits.min_storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
+  limits.max_per_stage_descriptor_storage_buffers = l.maxPerStageDescriptorStorageBuffers;
+  limits.max_bound_descriptor_sets = l.maxBoundDescriptorSets;
+  limits.max_uniform_buffer_range = l.maxUniformBufferRange;
+  limits.max_per_stage_resources = l.maxPerStageResources;
+  limits.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
+  limits.timestamp_period = l.timestampPeriod;
+}
 
-  // Properties, chaining only what this device knows.
+// Identity, driver, subgroup and limits: properties, chaining only what
+// this device knows. Returns whether 4x8-bit packed dot products are
+// accelerated (a property that counts only with the feature).
+bool query_properties(VkPhysicalDevice device, const QuerySupport& support, PhysicalDeviceInfo& info) {
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceMaintenance3Properties maint3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
@@ -158,13 +191,13 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   props2.pNext = &subgroup;
   subgroup.pNext = &maint3;
   void** tail = &maint3.pNext;
-  if (has_driver_props) chain(tail, driver);
-  if (has_size_control) chain(tail, size_control);
+  if (support.driver_props) chain(tail, driver);
+  if (support.size_control) chain(tail, size_control);
   VkPhysicalDeviceIDProperties ids{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-  if (v11) chain(tail, ids);
+  if (support.v11) chain(tail, ids);
   VkPhysicalDeviceShaderIntegerDotProductProperties dot_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
-  if (has_dot) chain(tail, dot_props);
+  if (support.integer_dot) chain(tail, dot_props);
   vkGetPhysicalDeviceProperties2(device, &props2);
 
   const VkPhysicalDeviceProperties& p = props2.properties;
@@ -174,11 +207,11 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   info.type = p.deviceType;
   info.driver_version_raw = p.driverVersion;
   std::copy(std::begin(p.pipelineCacheUUID), std::end(p.pipelineCacheUUID), std::begin(info.pipeline_cache_uuid));
-  if (v11) {
+  if (support.v11) {
     std::copy(std::begin(ids.deviceUUID), std::end(ids.deviceUUID), std::begin(info.device_uuid));
     std::copy(std::begin(ids.driverUUID), std::end(ids.driverUUID), std::begin(info.driver_uuid));
   }
-  if (has_driver_props) {
+  if (support.driver_props) {
     const VkConformanceVersion& c = driver.conformanceVersion;
     info.conformance_version = fmt::format("{}.{}.{}.{}", c.major, c.minor, c.subminor, c.patch);
     info.driver_id = driver.driverID;
@@ -190,29 +223,18 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   info.subgroup.max_size = subgroup.subgroupSize;
   info.subgroup.supported_operations = subgroup.supportedOperations;
   info.subgroup.supported_in_compute = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
-  if (has_size_control && size_control.minSubgroupSize > 0) {
+  if (support.size_control && size_control.minSubgroupSize > 0) {
     info.subgroup.min_size = size_control.minSubgroupSize;
     info.subgroup.max_size = size_control.maxSubgroupSize;
   }
+  copy_limits(p.limits, maint3, info.limits);
+  return dot_props.integerDotProduct4x8BitPackedSignedAccelerated ||
+         dot_props.integerDotProduct4x8BitPackedUnsignedAccelerated;
+}
 
-  const VkPhysicalDeviceLimits& l = p.limits;
-  info.limits.max_compute_shared_memory_size = l.maxComputeSharedMemorySize;
-  info.limits.max_compute_work_group_invocations = l.maxComputeWorkGroupInvocations;
-  for (int i = 0; i < 3; ++i) {
-    info.limits.max_compute_work_group_size[i] = l.maxComputeWorkGroupSize[i];
-    info.limits.max_compute_work_group_count[i] = l.maxComputeWorkGroupCount[i];
-  }
-  info.limits.max_storage_buffer_range = l.maxStorageBufferRange;
-  info.limits.max_push_constants_size = l.maxPushConstantsSize;
-  info.limits.min_storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
-  info.limits.max_per_stage_descriptor_storage_buffers = l.maxPerStageDescriptorStorageBuffers;
-  info.limits.max_bound_descriptor_sets = l.maxBoundDescriptorSets;
-  info.limits.max_uniform_buffer_range = l.maxUniformBufferRange;
-  info.limits.max_per_stage_resources = l.maxPerStageResources;
-  info.limits.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
-  info.limits.timestamp_period = l.timestampPeriod;
-
-  // Features, same rule.
+// Features, same rule as the properties.
+void query_features(VkPhysicalDevice device, const QuerySupport& support, bool dot_4x8_accelerated,
+                    PhysicalDeviceInfo& info) {
   VkPhysicalDeviceFeatures2 feats2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   VkPhysicalDevice16BitStorageFeatures f16storage{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
@@ -220,22 +242,19 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   VkPhysicalDeviceSubgroupSizeControlFeatures sizectl{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   feats2.pNext = &f16storage;
-  tail = &f16storage.pNext;
-  if (has_f16i8) chain(tail, f16i8);
-  if (has_8bit) chain(tail, s8);
-  if (has_size_control) chain(tail, sizectl);
-  const bool has_exec_props = info.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  void** tail = &f16storage.pNext;
+  if (support.f16i8) chain(tail, f16i8);
+  if (support.storage_8bit) chain(tail, s8);
+  if (support.size_control) chain(tail, sizectl);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-  if (has_exec_props) chain(tail, exec_props);
+  if (support.exec_props) chain(tail, exec_props);
   VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
-  if (has_dot) chain(tail, dot);
+  if (support.integer_dot) chain(tail, dot);
   vkGetPhysicalDeviceFeatures2(device, &feats2);
-  info.features.integer_dot_product = has_dot && dot.shaderIntegerDotProduct;
-  info.features.integer_dot_product_4x8_accelerated =
-      info.features.integer_dot_product && (dot_props.integerDotProduct4x8BitPackedSignedAccelerated ||
-                                            dot_props.integerDotProduct4x8BitPackedUnsignedAccelerated);
+  info.features.integer_dot_product = support.integer_dot && dot.shaderIntegerDotProduct;
+  info.features.integer_dot_product_4x8_accelerated = info.features.integer_dot_product && dot_4x8_accelerated;
   // Debian 12's Vulkan headers (1.3.239) predate VK_KHR_cooperative_matrix
   // and VK_KHR_shader_bfloat16, so their feature structs cannot be chained
   // here: the extension being advertised is what is recorded.
@@ -243,16 +262,18 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
       info.has_extension("VK_KHR_cooperative_matrix") || info.has_extension("VK_NV_cooperative_matrix");
   info.features.bfloat16 = info.has_extension("VK_KHR_shader_bfloat16");
   info.features.storage_buffer_16bit = f16storage.storageBuffer16BitAccess;
-  info.features.shader_float16 = has_f16i8 && f16i8.shaderFloat16;
-  info.features.shader_int8 = has_f16i8 && f16i8.shaderInt8;
-  info.features.storage_buffer_8bit = has_8bit && s8.storageBuffer8BitAccess;
-  info.features.subgroup_size_control = has_size_control && sizectl.subgroupSizeControl;
-  info.features.compute_full_subgroups = has_size_control && sizectl.computeFullSubgroups;
+  info.features.shader_float16 = support.f16i8 && f16i8.shaderFloat16;
+  info.features.shader_int8 = support.f16i8 && f16i8.shaderInt8;
+  info.features.storage_buffer_8bit = support.storage_8bit && s8.storageBuffer8BitAccess;
+  info.features.subgroup_size_control = support.size_control && sizectl.subgroupSizeControl;
+  info.features.compute_full_subgroups = support.size_control && sizectl.computeFullSubgroups;
   info.features.shader_int64 = feats2.features.shaderInt64;
   info.features.shader_float64 = feats2.features.shaderFloat64;
-  info.features.pipeline_executable_info = has_exec_props && exec_props.pipelineExecutableInfo;
+  info.features.pipeline_executable_info = support.exec_props && exec_props.pipelineExecutableInfo;
+}
 
-  // Compute queue: prefer a compute-only family (async compute), else any with compute.
+// Compute queue: prefer a compute-only family (async compute), else any with compute.
+Status find_compute_queue(VkPhysicalDevice device, uint32_t index, PhysicalDeviceInfo& info) {
   uint32_t qcount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &qcount, nullptr);
   std::vector<VkQueueFamilyProperties> families(qcount);
@@ -272,7 +293,11 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
     return Status::error(fmt::format("device {} ({}) has no compute queue", index, info.name),
                          VK_ERROR_FEATURE_NOT_PRESENT);
   }
+  return Status();
+}
 
+// Heaps, types, the largest device-local heap and whether memory is unified.
+void query_memory(VkPhysicalDevice device, PhysicalDeviceInfo& info) {
   VkPhysicalDeviceMemoryProperties mem{};
   vkGetPhysicalDeviceMemoryProperties(device, &mem);
   for (uint32_t h = 0; h < mem.memoryHeapCount; ++h) {
@@ -298,6 +323,23 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
       info.has_unified_memory = true;
     }
   }
+}
+
+}  // namespace
+
+StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index) {
+  PhysicalDeviceInfo info;
+  info.index = index;
+  info.handle = device;
+  PB_RETURN_IF_ERROR(query_extensions(device, info));
+  VkPhysicalDeviceProperties base{};
+  vkGetPhysicalDeviceProperties(device, &base);
+  info.api_version = base.apiVersion;
+  const QuerySupport support = query_support(info);
+  const bool dot_4x8_accelerated = query_properties(device, support, info);
+  query_features(device, support, dot_4x8_accelerated, info);
+  PB_RETURN_IF_ERROR(find_compute_queue(device, index, info));
+  query_memory(device, info);
   return info;
 }
 

@@ -1,0 +1,70 @@
+// Tensors as the harness sees them: a description (name, role, dtype, shape)
+// and a host copy holding the exact bytes the GPU reads or wrote.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/contract/dtype.h"
+#include "harness/contract/rng.h"
+
+namespace pebench {
+
+enum class TensorRole {
+  kInput,     // generated on the host, uploaded, dumped (a spec tensor)
+  kOutput,    // written by the kernel, read back, validated and dumped (a spec tensor)
+  kConstant,  // derived on the host from the parameters (e.g. frequency tables), uploaded, not dumped
+  kScratch,   // device-only intermediate (e.g. the naive score matrix), never read back
+};
+
+const char* role_name(TensorRole r);
+
+struct TensorDesc {
+  std::string name;
+  TensorRole role = TensorRole::kInput;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  std::string shape_doc;  // symbolic shape for `pebench list`, e.g. "[B,N,d]"
+
+  int64_t numel() const;
+  size_t bytes() const { return static_cast<size_t>(numel()) * dtype_bytes(dtype); }
+  // Rows are all dims but the last; a row is `row_length()` contiguous elements.
+  int64_t row_length() const { return shape.empty() ? 1 : shape.back(); }
+  int64_t rows() const { return row_length() ? numel() / row_length() : 0; }
+};
+
+class HostTensor {
+ public:
+  HostTensor() = default;
+  explicit HostTensor(TensorDesc desc);
+
+  const TensorDesc& desc() const { return desc_; }
+  int64_t numel() const { return numel_; }
+  void* data() { return bytes_.data(); }
+  const void* data() const { return bytes_.data(); }
+  size_t bytes() const { return bytes_.size(); }
+
+  // The exact stored value of element i.
+  double get(int64_t i) const;
+  // Stores v rounded to the tensor's dtype.
+  void set(int64_t i, double v);
+  // All elements as doubles (the values the GPU reads), for references.
+  std::vector<double> to_f64() const;
+
+  void fill_uniform(Rng& rng, double lo, double hi);
+  void fill_normal(Rng& rng, double stddev);
+
+ private:
+  TensorDesc desc_;
+  int64_t numel_ = 0;
+  std::vector<uint8_t> bytes_;
+};
+
+using TensorMap = std::map<std::string, HostTensor>;
+
+// Checks that every dim is positive and the element count fits in int64.
+bool shape_is_valid(const std::vector<int64_t>& shape);
+
+}  // namespace pebench

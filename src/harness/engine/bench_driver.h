@@ -1,0 +1,105 @@
+// BenchDriver: runs a planned sweep through Google Benchmark.
+//
+// Every case is a benchmark (RegisterBenchmark + UseManualTime): its first
+// invocation sets the case up (CaseRun: validation included), every
+// iteration is one GPU-timed execution passed to SetIterationTime, so
+// Google Benchmark's flags (--benchmark_filter, _min_time, _repetitions,
+// _out, ...) keep working. Cases that cannot run are skipped with their
+// reason. When Google Benchmark reports a case, the driver turns its raw
+// samples into a CaseResult, adds it to the report (rewritten atomically),
+// tells the progress sink and frees the case's GPU memory.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/engine/case_run.h"
+#include "harness/engine/gb_output.h"
+#include "harness/engine/gpu_context.h"
+#include "harness/engine/progress.h"
+#include "harness/engine/sweep.h"
+#include "harness/output/report.h"
+#include "runtime/instance.h"
+
+namespace pebench {
+
+struct SweepCase {
+  GpuContext* gpu = nullptr;
+  uint32_t device_index = 0;
+  PlannedCase planned;
+};
+
+struct DriverOptions {
+  RunOptions run;
+  double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
+  int repetitions = 0;    // > 0: per-case Google Benchmark repetitions (else its flag/default)
+  ProgressSink* progress = nullptr;  // told of every finished case; nullptr: quiet
+  std::map<uint32_t, Roofs> roofs;  // by device index: measured peaks, for each ok result's roofline
+  std::vector<std::string> names;   // each case's benchmark name (gb_names); empty: made here
+  GbOutput* gb = nullptr;           // Google Benchmark output (--benchmark_format, --benchmark_out)
+};
+
+// Set from a SIGINT handler: remaining cases are skipped as "interrupted".
+extern std::atomic<bool> g_interrupted;
+
+// Short human description of a case's parameters: the shape keys, every
+// parameter that was set explicitly, and every other one whose fixed
+// default it does not have (derived defaults are left out).
+std::string short_params(const Variant& v, const Params& p, const std::vector<std::string>& explicit_keys = {});
+
+// A case's result before it runs: identity, parameters and label.
+CaseResult initial_result(const SweepCase& c);
+
+// --compile-only: plans every case and builds its pipelines (CaseRun::compile),
+// executes nothing; results go to the writer in sweep order.
+void compile_sweep(const Instance& instance, ReportWriter& writer, const std::vector<SweepCase>& cases,
+                   ProgressSink* progress);
+
+class BenchDriver {
+ public:
+  BenchDriver(const Instance& instance, ReportWriter& writer, DriverOptions options);
+  ~BenchDriver();
+  // Registers and runs every case; results go to the writer in sweep order.
+  void run(const std::vector<SweepCase>& cases);
+
+ private:
+  class Reporter;
+  // A case set up and not yet reported. Without repetitions Google Benchmark
+  // reports each case before it starts the next, so one is live at a time;
+  // with --benchmark_enable_random_interleaving every case stays live until
+  // its last repetition, so its setup (and validation) runs once; a
+  // validation-layer error is then counted against every case live when it
+  // was raised.
+  struct Live {
+    std::unique_ptr<CaseRun> run;
+    bool ready = false;
+    uint64_t vk_errors_before = 0;
+  };
+  void body(size_t index, void* state);
+  // Settles a case Google Benchmark has reported: its statistics, its
+  // validation-layer errors, its roofline; writes what is in order; tells
+  // the progress sink.
+  void finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message);
+  // Frees a live case; returns the validation-error count when it started.
+  uint64_t release(size_t index);
+  // Adds the finished cases that are next in sweep order to the report.
+  void write_finished_in_order();
+  Live& start(size_t index);
+
+  const Instance& instance_;
+  ReportWriter& writer_;
+  DriverOptions options_;
+  std::vector<SweepCase> cases_;
+  std::vector<CaseResult> results_;
+  std::vector<std::string> names_;  // benchmark names, by case
+  std::vector<std::vector<std::vector<CaseRun::Sample>>> invocations_;  // per case: samples of each invocation
+  std::vector<bool> finished_;
+  size_t written_ = 0;  // cases 0..written_-1 are in the report
+  std::map<size_t, Live> live_;
+  size_t done_ = 0;
+};
+
+}  // namespace pebench

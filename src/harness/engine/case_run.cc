@@ -1,0 +1,330 @@
+#include "harness/engine/case_run.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+
+#include "harness/contract/errors.h"
+#include "harness/engine/validate.h"
+#include "harness/output/dump.h"
+
+namespace pebench {
+namespace {
+
+constexpr uint32_t kSetsPerPool = 64;
+
+double process_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
+
+double host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+// Records a case's dispatches into a command buffer, creating pipelines and
+// descriptor sets as it goes; without a command buffer (compile-only) it
+// creates the pipelines and checks the dispatches, and records nothing.
+// Either way each distinct dispatch's pipeline goes into the result.
+class CommandRecorder : public Recorder {
+ public:
+  CommandRecorder(GpuContext& ctx, CommandBuffer* cmd, CaseResult& result, const std::vector<TensorDesc>& tensors,
+                  const std::map<std::string, std::unique_ptr<Buffer>>& buffers,
+                  std::vector<std::unique_ptr<DescriptorPool>>& pools)
+      : ctx_(ctx), cmd_(cmd), result_(result), tensors_(tensors), buffers_(buffers), pools_(pools) {}
+
+  const DeviceLimits& limits() const override { return ctx_.info().limits; }
+  const SubgroupInfo& subgroup() const override { return ctx_.info().subgroup; }
+  const DeviceFeatures& enabled() const override { return ctx_.device().enabled(); }
+  const LaunchPlanner& launch() const override { return ctx_.launch(); }
+
+  void dispatch(const Dispatch& d) override {
+    PipelineDesc desc;
+    desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
+    desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
+    desc.spec_constants = d.spec_constants;
+    desc.required_subgroup_size = d.required_subgroup_size;
+    const DType storage = d.storage.value_or(result_.params.dtype());
+    const ComputePipeline& pipeline = ctx_.pipeline(d.shader, storage, desc);
+    check_groups(d);
+    note_pipeline(d, storage, pipeline);
+    if (!cmd_) {
+      for (const auto& name : d.buffers) tensor_index(d.shader, name);
+      return;
+    }
+
+    std::vector<const Buffer*> bound;
+    for (const auto& name : d.buffers) {
+      auto it = buffers_.find(name);
+      if (it == buffers_.end()) throw std::logic_error(d.shader + ": no tensor named " + name);
+      bound.push_back(it->second.get());
+    }
+    if (pools_.empty() || sets_in_last_pool_ == kSetsPerPool) {
+      pools_.push_back(DescriptorPool::Create(ctx_.device(), kSetsPerPool, kSetsPerPool * 16).value());
+      sets_in_last_pool_ = 0;
+    }
+    VkDescriptorSet set = pools_.back()->allocate(pipeline, bound).value();
+    ++sets_in_last_pool_;
+    cmd_->bind(pipeline, set);
+    cmd_->push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
+    cmd_->dispatch(d.groups[0], d.groups[1], d.groups[2]);
+  }
+
+  void barrier() override {
+    if (cmd_) cmd_->compute_barrier();
+  }
+
+ private:
+  void check_groups(const Dispatch& d) const {
+    const auto& limits = ctx_.info().limits;
+    for (int i = 0; i < 3; ++i) {
+      if (d.groups[i] < 1 || d.groups[i] > limits.max_compute_work_group_count[i]) {
+        throw Unsupported(fmt::format("{}: {} workgroups in dimension {} (device allows {})", d.shader, d.groups[i],
+                                      i, limits.max_compute_work_group_count[i]));
+      }
+    }
+  }
+
+  size_t tensor_index(const std::string& shader, const std::string& name) const {
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+      if (tensors_[i].name == name) return i;
+    }
+    throw std::logic_error(shader + ": no tensor named " + name);
+  }
+
+  void note_pipeline(const Dispatch& d, DType storage, const ComputePipeline& pipeline) {
+    PipelineRecord rec;
+    rec.shader = d.shader;
+    rec.storage = dtype_name(storage);
+    rec.spec_constants = pipeline.named_spec_constants();
+    rec.local_size = pipeline.local_size();
+    rec.groups = d.groups;
+    rec.stats = pipeline.stats();
+    auto& seen = result_.pipelines;
+    if (std::find(seen.begin(), seen.end(), rec) == seen.end()) seen.push_back(std::move(rec));
+  }
+
+  GpuContext& ctx_;
+  CommandBuffer* cmd_;
+  CaseResult& result_;
+  const std::vector<TensorDesc>& tensors_;
+  const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
+  std::vector<std::unique_ptr<DescriptorPool>>& pools_;
+  uint32_t sets_in_last_pool_ = 0;
+};
+
+}  // namespace
+
+CaseRun::~CaseRun() {
+  // On a lost device the runtime objects leak themselves instead (Device::lost()).
+  ctx_.device().wait_idle();
+}
+
+// Runs `steps`, turning what they throw into the result's status and reason.
+template <typename Steps>
+bool CaseRun::guarded(Steps steps) {
+  try {
+    steps();
+    return true;
+  } catch (const CaseRejected& e) {
+    result_.status = CaseStatus::kSkipped;
+    result_.reason = e.what();
+  } catch (const Unsupported& e) {
+    result_.status = CaseStatus::kUnsupported;
+    result_.reason = e.what();
+  } catch (const StatusError& e) {
+    const bool oom = e.vk_result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.vk_result() == VK_ERROR_OUT_OF_HOST_MEMORY;
+    result_.status = oom ? CaseStatus::kUnsupported : CaseStatus::kError;
+    result_.reason = oom ? std::string("out of memory: ") + e.what() : e.what();
+  } catch (const std::exception& e) {
+    result_.status = CaseStatus::kError;
+    result_.reason = e.what();
+  }
+  return false;
+}
+
+bool CaseRun::setup() {
+  return guarded([this] {
+    build_and_check();
+    allocate_and_upload();
+    record();
+    validate_and_dump();
+    // Fault injection re-records after validation, which checks the case's own work.
+    const double slowdown = slowdown_factor(options_.inject_slowdown, result_.variant, result_.impl);
+    if (slowdown > 1) inject(slowdown);
+    // Warm-up: clocks, caches and lazy driver work settle before timing.
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 50; ++i) {
+      time_once();
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= options_.warmup_s) break;
+    }
+  });
+}
+
+bool CaseRun::compile() {
+  return guarded([this] {
+    build_and_check();
+    CommandRecorder rec(ctx_, nullptr, result_, descs_, buffers_, pools_);
+    case_->record(rec);
+    result_.status = CaseStatus::kCompiled;
+  });
+}
+
+void CaseRun::build_and_check() {
+  const Params& p = result_.params;
+  case_ = variant_.make(p);
+  descs_ = case_->tensors();
+  result_.cost = case_->cost();
+
+  const PhysicalDeviceInfo& info = ctx_.info();
+  double device_bytes = 0, host_bytes = 0;
+  for (const auto& t : descs_) {
+    if (!shape_is_valid(t.shape)) throw CaseRejected(fmt::format("tensor {} has an invalid shape", t.name));
+    if (t.dtype == DType::kF16 && !ctx_.device().enabled().storage_buffer_16bit) {
+      throw Unsupported("the device has no 16-bit storage (storageBuffer16BitAccess), needed for f16 tensors");
+    }
+    const double bytes = static_cast<double>(t.bytes());
+    if (bytes > info.limits.max_storage_buffer_range) {
+      throw Unsupported(fmt::format("tensor {} needs {}, more than maxStorageBufferRange ({})", t.name, mib(bytes),
+                                    mib(info.limits.max_storage_buffer_range)));
+    }
+    if (info.limits.max_memory_allocation_size && bytes > static_cast<double>(info.limits.max_memory_allocation_size)) {
+      throw Unsupported(fmt::format("tensor {} needs {}, more than maxMemoryAllocationSize ({})", t.name, mib(bytes),
+                                    mib(static_cast<double>(info.limits.max_memory_allocation_size))));
+    }
+    device_bytes += bytes;
+    if (t.role != TensorRole::kScratch) host_bytes += bytes;
+  }
+  if (info.device_local_heap_bytes && device_bytes > 0.8 * static_cast<double>(info.device_local_heap_bytes)) {
+    throw Unsupported(fmt::format("needs {} of device memory; the device-local heap has {}", mib(device_bytes),
+                                  mib(static_cast<double>(info.device_local_heap_bytes))));
+  }
+  const double host = host_memory_bytes();
+  if (host > 0 && 2 * host_bytes > 0.5 * host) {
+    throw Unsupported(fmt::format("needs about {} of host memory for inputs and read-back; the host has {}",
+                                  mib(2 * host_bytes), mib(host)));
+  }
+}
+
+void CaseRun::allocate_and_upload() {
+  Rng rng(fnv1a(result_.variant + "|" + result_.params.canonical(), 0xcbf29ce484222325ull ^ options_.seed));
+  for (const auto& t : descs_) {
+    if (t.role != TensorRole::kScratch) host_.emplace(t.name, HostTensor(t));
+  }
+  case_->fill_inputs(host_, rng);
+
+  Device& dev = ctx_.device();
+  for (const auto& t : descs_) {
+    buffers_[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
+    if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
+      const HostTensor& h = host_.at(t.name);
+      throw_if_error(upload(dev, *buffers_[t.name], h.data(), h.bytes()));
+    }
+  }
+
+  // Outputs start as NaN (0xFFFF.. is NaN in f32 and f16), so a kernel that
+  // misses an element cannot pass validation by luck.
+  auto fill = CommandBuffer::Create(dev).value();
+  throw_if_error(fill->begin());
+  for (const auto& t : descs_) {
+    if (t.role == TensorRole::kOutput) fill->fill(*buffers_[t.name], 0xFFFFFFFFu);
+  }
+  throw_if_error(fill->end());
+  throw_if_error(fill->submit_and_wait());
+}
+
+void CaseRun::record(int passes) {
+  Device& dev = ctx_.device();
+  if (dev.info().timestamps_supported()) {
+    timestamps_ = TimestampQueryPool::Create(dev, 2).value();
+    result_.timing = "gpu-timestamp";
+  } else {
+    result_.timing = "wall-clock";
+  }
+  cmd_ = CommandBuffer::Create(dev).value();
+  throw_if_error(cmd_->begin());
+  if (timestamps_) {
+    cmd_->reset_queries(*timestamps_);
+    cmd_->write_timestamp(*timestamps_, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+  }
+  CommandRecorder rec(ctx_, cmd_.get(), result_, descs_, buffers_, pools_);
+  record_passes(*case_, rec, passes);
+  if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  throw_if_error(cmd_->end());
+}
+
+void CaseRun::validate_and_dump() {
+  Device& dev = ctx_.device();
+  throw_if_error(cmd_->submit_and_wait());  // the first run: includes any lazy shader compilation
+  for (auto& [name, t] : host_) {
+    if (t.desc().role == TensorRole::kOutput) throw_if_error(download(dev, *buffers_.at(name), t.data(), t.bytes()));
+  }
+  if (options_.validate) {
+    const int64_t total = case_->reference_rows();
+    const auto rows = sample_rows(total, case_->reference_row_cost(), options_.reference_budget);
+    Reference ref(descs_);
+    case_->reference(host_, rows, ref);
+    result_.validation = compare_outputs(ref, host_, case_->tolerance());
+    result_.validation.rows_checked = static_cast<int64_t>(rows.size());
+    result_.validation.rows_total = total;
+    result_.status = result_.validation.passed ? CaseStatus::kOk : CaseStatus::kFailed;
+    if (!result_.validation.passed) result_.reason = "validation failed: " + result_.validation.detail;
+  } else {
+    result_.status = CaseStatus::kOk;
+  }
+  if (!options_.dump_dir.empty()) dump_case(options_.dump_dir, result_.id, result_.variant, result_.params, host_);
+  host_.clear();  // not needed for timing
+}
+
+void CaseRun::inject(double slowdown) {
+  const SlowdownPasses p = slowdown_passes(slowdown);
+  if (p.divisor > 1) {
+    // What a submission costs with nothing timed: the part of a sample the
+    // divisor must leave alone.
+    record(0);
+    std::vector<double> ns, cpu;
+    for (int i = 0; i < kFixedCostSamples; ++i) {
+      const Sample s = raw_sample();
+      ns.push_back(s.ns);
+      cpu.push_back(s.cpu_ns);
+    }
+    fixed_cost_ = {time_stats(ns).median, time_stats(cpu).median};
+  }
+  divisor_ = p.divisor;
+  result_.injected_slowdown = {slowdown, p.passes, p.divisor, fixed_cost_.ns, fixed_cost_.cpu_ns};
+  record(p.passes);
+}
+
+CaseRun::Sample CaseRun::raw_sample() {
+  const double cpu_start = process_cpu_ns();
+  const auto start = std::chrono::steady_clock::now();
+  throw_if_error(cmd_->submit_and_wait());
+  const auto end = std::chrono::steady_clock::now();
+  Sample s;
+  s.cpu_ns = process_cpu_ns() - cpu_start;
+  if (!timestamps_) {
+    s.ns = std::chrono::duration<double, std::nano>(end - start).count();
+  } else {
+    s.ns = timestamps_->elapsed_ns(timestamps_->results().value(), 0, 1);
+  }
+  return s;
+}
+
+CaseRun::Sample CaseRun::time_sample() {
+  Sample s = raw_sample();
+  if (divisor_ > 1) {
+    s.ns = fixed_cost_.ns + (s.ns - fixed_cost_.ns) / divisor_;
+    s.cpu_ns = fixed_cost_.cpu_ns + (s.cpu_ns - fixed_cost_.cpu_ns) / divisor_;
+  }
+  return s;
+}
+
+}  // namespace pebench

@@ -1,0 +1,100 @@
+// CaseRun: one case on one device, from parameters to a timeable state.
+//
+// setup() builds the case, checks it against the device (fp16 storage,
+// maxStorageBufferRange, allocation and heap sizes), allocates and uploads,
+// records the dispatches once between two GPU timestamps, runs them on
+// outputs pre-filled with NaN, reads back, validates against the float64
+// reference (all rows, or a deterministic sample when that would be too
+// slow), dumps if asked, and warms up. It sets the result's status and
+// reason; time_once() then gives one GPU-timed execution in nanoseconds
+// (wall-clock around submit+wait where the queue has no timestamps, recorded
+// as such in result.timing), and time_sample() that time with the process
+// CPU time the execution took.
+//
+// compile() instead stops after planning: it builds the case, checks it
+// against the device and creates every pipeline the case would dispatch
+// (same planner, spec constants, workgroup sizes, layouts), records them in
+// result.pipelines and executes nothing (status `compiled`). It works on a
+// device that cannot execute.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/contract/variant.h"
+#include "harness/engine/gpu_context.h"
+#include "harness/engine/slowdown.h"
+#include "harness/output/result.h"
+#include "runtime/buffer.h"
+#include "runtime/command_buffer.h"
+#include "runtime/pipeline.h"
+#include "runtime/timestamp_query_pool.h"
+
+namespace pebench {
+
+struct RunOptions {
+  bool validate = true;
+  std::string dump_dir;              // empty: no dumps
+  uint64_t seed = 0;                 // mixed with the case's parameters
+  double reference_budget = 4e8;     // float64 operations allowed for one case's reference
+  double warmup_s = 0.02;            // warm-up time after the validation run
+  std::vector<InjectedSlowdown> inject_slowdown;  // test-only fault injection (slowdown.h)
+};
+
+class CaseRun {
+ public:
+  CaseRun(GpuContext& ctx, const Variant& variant, const RunOptions& options, CaseResult& result)
+      : ctx_(ctx), variant_(variant), options_(options), result_(result) {}
+  ~CaseRun();
+
+  // True when the case can be timed (status ok or failed).
+  bool setup();
+  // Plans and builds the case's pipelines only; true when status is compiled.
+  bool compile();
+  struct Sample {
+    double ns = 0;      // GPU time (or wall-clock, see above)
+    // Process CPU time during submit and wait, all threads. On a CPU device
+    // (lavapipe) this is the device's own work, which other processes' load
+    // delays but does not lengthen; on a GPU, the driver's host overhead.
+    double cpu_ns = 0;
+  };
+  // One timed execution. Throws StatusError on a device failure.
+  Sample time_sample();
+  double time_once() { return time_sample().ns; }
+
+ private:
+  template <typename Steps>
+  bool guarded(Steps steps);
+  void build_and_check();
+  void allocate_and_upload();
+  // Records the timed command buffer: the case's dispatches, `passes` times
+  // over (--inject-slowdown, slowdown.h; 0: none), between the two timestamps.
+  void record(int passes = 1);
+  // --inject-slowdown: measures the fixed cost a divisor must leave alone,
+  // then records the passes.
+  void inject(double slowdown);
+  // One execution as measured; time_sample() applies the injection's divisor.
+  Sample raw_sample();
+  void validate_and_dump();
+
+  GpuContext& ctx_;
+  const Variant& variant_;
+  const RunOptions& options_;
+  CaseResult& result_;
+
+  std::unique_ptr<Case> case_;
+  std::vector<TensorDesc> descs_;
+  TensorMap host_;
+  std::map<std::string, std::unique_ptr<Buffer>> buffers_;
+  std::vector<std::unique_ptr<DescriptorPool>> pools_;
+  std::unique_ptr<TimestampQueryPool> timestamps_;
+  std::unique_ptr<CommandBuffer> cmd_;
+  // --inject-slowdown: a sample is fixed_cost_ + (measured - fixed_cost_) / divisor_.
+  static constexpr int kFixedCostSamples = 31;
+  int divisor_ = 1;
+  Sample fixed_cost_;  // an empty timed submission's medians
+};
+
+}  // namespace pebench

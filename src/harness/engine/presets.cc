@@ -1,0 +1,110 @@
+#include "harness/engine/presets.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pebench {
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> kPresets = {
+      {"quick",
+       "every variant at small shapes in f32 and f16, 5 interleaved repetitions each: a smoke test and the CI "
+       "gate's measurement (a minute or two on lavapipe)",
+       {},
+       {{"batch", {"1"}}, {"heads", {"4"}}, {"dim", {"64"}}, {"seq", {"128", "1024"}}, {"dtype", {"f32", "f16"}}},
+       {{"attn.*", {{"seq", {"128", "512"}}}},
+        // The ODE integrates sequentially on one workgroup: keep it small.
+        {"abs.floater", {{"seq", {"64", "256"}}, {"d_model", {"64"}}}}},
+       // The gate needs samples from all through the run, not time: 5
+       // repetitions give every case at least 5 (the exact U test's minimum
+       // for p < 0.01), and short ones a few ms' worth each.
+       0.005,
+       /*f32_without_16bit_storage=*/false,
+       /*repetitions=*/5},
+      {"standard",
+       "the default comparison sweep: typical model shapes, both dtypes, causal and not",
+       {},
+       {{"batch", {"1"}},
+        {"heads", {"8"}},
+        {"dim", {"64", "128"}},
+        {"seq", {"512", "2048"}},
+        {"dtype", {"f32", "f16"}},
+        {"causal", {"0", "1"}}},
+       {},
+       0.1},
+      {"llm",
+       "decoder LLM shapes: GQA, head dim 128, long contexts and decode (seq 1 against a long KV cache)",
+       {},
+       {{"batch", {"1"}},
+        {"heads", {"32"}},
+        {"kv_heads", {"8"}},
+        {"dim", {"128"}},
+        {"seq", {"1", "2048", "8192"}},
+        {"dtype", {"f16"}},
+        {"causal", {"1"}}},
+       {{"attn.*", {{"kv_seq", {"8192"}}}}},
+       0.1},
+      {"kernels",
+       "every pipeline at the shapes a kernel engineer reads: attention at head dims 64, 128 and 256, MHA and GQA, "
+       "prefill (512 queries) and decode (1), 4096 keys, both dtypes; for --compile-only and the spill gate",
+       {},
+       {{"batch", {"1"}}, {"heads", {"8"}}, {"dim", {"64", "128", "256"}}, {"seq", {"512"}}, {"dtype", {"f32", "f16"}}},
+       {{"attn.*", {{"kv_heads", {"8", "2"}}, {"seq", {"512", "1"}}, {"kv_seq", {"4096"}}}},
+        {"abs.floater", {{"seq", {"64"}}, {"d_model", {"64"}}}}},
+       0.1},
+      {"mobile",
+       "phone-sized models: few heads, short sequences, f16 (f32 where the device has no 16-bit storage)",
+       {},
+       {{"batch", {"1"}}, {"heads", {"4", "8"}}, {"dim", {"64"}}, {"seq", {"128", "512"}}, {"dtype", {"f16"}}},
+       {},
+       0.1,
+       /*f32_without_16bit_storage=*/true},
+  };
+  return kPresets;
+}
+
+const Preset* find_preset(const std::string& name) {
+  for (const auto& p : presets()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+namespace {
+
+bool to_f32(std::vector<std::string>& dtypes) {
+  if (std::find(dtypes.begin(), dtypes.end(), "f16") == dtypes.end()) return false;
+  std::vector<std::string> out;
+  for (const auto& d : dtypes) {
+    const std::string v = d == "f16" ? "f32" : d;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  dtypes = out;
+  return true;
+}
+
+}  // namespace
+
+std::vector<PlannedCase> plan_for_device(const Preset* preset, const SweepSpec& spec,
+                                         const std::vector<PlannedCase>& planned, const PhysicalDeviceInfo& device,
+                                         std::string& note) {
+  note.clear();
+  if (!preset || !preset->f32_without_16bit_storage || device.features.storage_buffer_16bit ||
+      spec.axes.count("dtype") != 0) {
+    return planned;
+  }
+  SweepSpec s = spec;
+  bool changed = false;
+  if (auto it = s.preset_axes.find("dtype"); it != s.preset_axes.end()) changed = to_f32(it->second) || changed;
+  for (auto& [glob, axes] : s.preset_overrides) {
+    if (auto it = axes.find("dtype"); it != axes.end()) changed = to_f32(it->second) || changed;
+  }
+  if (!changed) return planned;
+  note = fmt::format("device {} ({}) has no 16-bit storage (storageBuffer16BitAccess): preset {} runs f32",
+                     device.index, device.profile.empty() ? device.name : "as profile " + device.profile,
+                     preset->name);
+  return expand_sweep(Registry::instance(), s);
+}
+
+}  // namespace pebench

@@ -1,0 +1,239 @@
+#include "harness/engine/sweep.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "harness/contract/errors.h"
+#include "harness/contract/rng.h"
+
+namespace pebench {
+
+std::vector<ParamSpec> all_params(const Variant& v) {
+  std::vector<ParamSpec> specs = v.params();
+  specs.push_back(enum_param("dtype", "f32", {"f32", "f16"}, "storage dtype (kernels accumulate in f32)"));
+  const auto impls = v.impls();
+  specs.push_back(enum_param("impl", impls.front(), impls, "implementation"));
+  return specs;
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    // Trim spaces around an item.
+    const auto b = item.find_first_not_of(" \t");
+    const auto e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+    if (item.empty()) {
+      throw UsageError(fmt::format("malformed list for {}: '{}' has an empty item", what, text));
+    }
+    items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+namespace {
+
+const ParamSpec* find_spec(const std::vector<ParamSpec>& specs, const std::string& key) {
+  for (const auto& s : specs) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>* lookup(const SweepSpec& spec, const Variant& v, const std::string& key) {
+  if (auto it = spec.axes.find(key); it != spec.axes.end()) return &it->second;
+  const std::vector<std::string>* found = nullptr;
+  for (const auto& [glob, axes] : spec.preset_overrides) {
+    if (fnmatch(glob.c_str(), v.id().c_str(), 0) != 0) continue;
+    if (auto it = axes.find(key); it != axes.end()) found = &it->second;
+  }
+  if (found) return found;
+  if (auto it = spec.preset_axes.find(key); it != spec.preset_axes.end()) return &it->second;
+  return nullptr;
+}
+
+int64_t parse_int_or_throw(const std::string& key, const std::string& text) {
+  return std::get<int64_t>(parse_param_value(int_param(key, 0, ""), text));
+}
+
+}  // namespace
+
+void resolve_params(const Variant& v, Params& p) {
+  const auto specs = all_params(v);
+  if (find_spec(specs, "kv_heads") && !p.has("kv_heads") && p.has("heads")) p.set("kv_heads", p.get("heads"));
+  if (find_spec(specs, "kv_seq") && !p.has("kv_seq") && p.has("seq")) p.set("kv_seq", p.get("seq"));
+  for (const char* key : {"batch", "heads", "kv_heads", "seq", "kv_seq", "dim", "d_model"}) {
+    if (p.has(key) && p.i(key) < 1) throw CaseRejected(fmt::format("{}={} must be at least 1", key, p.i(key)));
+  }
+  if (p.has("kv_seq") && p.has("seq") && p.i("kv_seq") < p.i("seq")) {
+    throw CaseRejected(fmt::format("kv_seq={} is less than seq={}: the queries are the last N of the M positions",
+                                   p.i("kv_seq"), p.i("seq")));
+  }
+  if (p.has("kv_heads") && p.has("heads") && p.i("heads") % p.i("kv_heads") != 0) {
+    throw CaseRejected(fmt::format("heads={} is not divisible by kv_heads={}", p.i("heads"), p.i("kv_heads")));
+  }
+  v.resolve(p);
+  for (const auto& s : specs) {
+    if (!p.has(s.key)) throw std::logic_error(v.id() + ": parameter " + s.key + " left unresolved");
+  }
+}
+
+std::string case_id(uint32_t device, const Variant& v, const Params& p) {
+  const uint64_t h = fnv1a(p.canonical());
+  return fmt::format("d{}-{}-{}-{}-{:08x}", device, v.id(), p.impl(), p.s("dtype"),
+                     static_cast<uint32_t>(h ^ (h >> 32)));
+}
+
+namespace {
+
+// The variants the globs name (all without any), each once, in glob order.
+std::vector<const Variant*> select_variants(const Registry& registry, const SweepSpec& spec) {
+  std::vector<const Variant*> selected;
+  const std::vector<std::string> globs = spec.variant_globs.empty() ? std::vector<std::string>{"*"}
+                                                                    : spec.variant_globs;
+  for (const auto& glob : globs) {
+    const auto matched = registry.match(glob);
+    if (matched.empty()) {
+      throw UsageError(fmt::format("unknown variant '{}': no registered variant matches it (see `pebench list`)",
+                                   glob));
+    }
+    for (const Variant* v : matched) {
+      if (std::find(selected.begin(), selected.end(), v) == selected.end()) selected.push_back(v);
+    }
+  }
+  return selected;
+}
+
+// Every command-line key and impl must belong to some selected variant.
+void check_keys_and_impls(const std::vector<const Variant*>& selected, const SweepSpec& spec) {
+  for (const auto& [key, values] : spec.axes) {
+    bool known = false;
+    for (const Variant* v : selected) {
+      const auto specs = all_params(*v);
+      // heads and dim also set an input-side variant's d_model (heads * dim).
+      const bool via_d_model = (key == "heads" || key == "dim") && find_spec(specs, "d_model") != nullptr;
+      known = known || via_d_model || find_spec(specs, key) != nullptr;
+    }
+    if (!known) {
+      throw UsageError(fmt::format("unknown parameter '{}': no selected variant has it (see `pebench list`)", key));
+    }
+  }
+  for (const auto& impl : spec.impls) {
+    bool known = false;
+    for (const Variant* v : selected) {
+      const auto impls = v->impls();
+      known = known || std::find(impls.begin(), impls.end(), impl) != impls.end();
+    }
+    if (!known) throw UsageError(fmt::format("unknown impl '{}': no selected variant has it", impl));
+  }
+}
+
+// d_model without a value of its own: every heads * dim the sweep names
+// (heads 8 and dim 64 where it names none).
+std::vector<ParamValue> d_model_values(const SweepSpec& spec, const Variant& v) {
+  const auto* heads = lookup(spec, v, "heads");
+  const auto* dims = lookup(spec, v, "dim");
+  std::set<int64_t> products;
+  for (const auto& h : heads ? *heads : std::vector<std::string>{"8"}) {
+    for (const auto& d : dims ? *dims : std::vector<std::string>{"64"}) {
+      products.insert(parse_int_or_throw("heads", h) * parse_int_or_throw("dim", d));
+    }
+  }
+  return std::vector<ParamValue>(products.begin(), products.end());
+}
+
+// `values` without repeats, keeping the first occurrence's order.
+std::vector<ParamValue> without_repeats(std::vector<ParamValue> values) {
+  std::vector<ParamValue> unique;
+  for (auto& x : values) {
+    if (std::find(unique.begin(), unique.end(), x) == unique.end()) unique.push_back(std::move(x));
+  }
+  return unique;
+}
+
+// One variant's sweep axes: the values of each key, parsed, in the
+// variant's parameter order; keys without values are derived later.
+struct VariantAxes {
+  std::vector<std::pair<std::string, std::vector<ParamValue>>> axes;
+  std::vector<std::string> explicit_keys;
+};
+
+// nullopt when the variant has none of the requested impls.
+std::optional<VariantAxes> variant_axes(const Variant& v, const SweepSpec& spec) {
+  VariantAxes out;
+  for (const auto& s : all_params(v)) {
+    std::vector<ParamValue> values;
+    if (s.key == "impl" && !spec.impls.empty()) {
+      for (const auto& impl : spec.impls) {
+        if (std::find(s.choices.begin(), s.choices.end(), impl) != s.choices.end()) values.emplace_back(impl);
+      }
+      if (values.empty()) return std::nullopt;
+    } else if (s.key == "impl" && !lookup(spec, v, s.key)) {
+      for (const auto& impl : s.choices) values.emplace_back(impl);  // no --impl: every impl
+    } else if (const auto* raw = lookup(spec, v, s.key)) {
+      for (const auto& text : *raw) values.push_back(parse_param_value(s, text));
+      out.explicit_keys.push_back(s.key);
+    } else if (s.key == "d_model") {
+      values = d_model_values(spec, v);
+    } else if (s.default_value) {
+      values.push_back(*s.default_value);
+    }
+    auto unique = without_repeats(std::move(values));
+    if (!unique.empty()) out.axes.emplace_back(s.key, std::move(unique));
+  }
+  return out;
+}
+
+// Appends the cross product of `va`'s axes, in axis order (odometer), each
+// distinct resolved parameter set once; a rejected one carries its reason.
+void append_cross_product(const Variant& v, const VariantAxes& va, std::vector<PlannedCase>& planned) {
+  const auto& axes = va.axes;
+  std::vector<size_t> index(axes.size(), 0);
+  std::set<std::string> seen;
+  while (true) {
+    PlannedCase pc;
+    pc.variant = &v;
+    pc.explicit_keys = va.explicit_keys;
+    for (size_t a = 0; a < axes.size(); ++a) pc.params.set(axes[a].first, axes[a].second[index[a]]);
+    try {
+      resolve_params(v, pc.params);
+    } catch (const CaseRejected& e) {
+      pc.rejected = e.what();
+    }
+    if (seen.insert(pc.params.canonical()).second) planned.push_back(std::move(pc));
+    size_t a = axes.size();
+    while (a > 0) {
+      --a;
+      if (++index[a] < axes[a].second.size()) break;
+      index[a] = 0;
+      if (a == 0) {
+        a = SIZE_MAX;
+        break;
+      }
+    }
+    if (a == SIZE_MAX || axes.empty()) break;
+  }
+}
+
+}  // namespace
+
+std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec& spec) {
+  const std::vector<const Variant*> selected = select_variants(registry, spec);
+  check_keys_and_impls(selected, spec);
+  std::vector<PlannedCase> planned;
+  for (const Variant* v : selected) {
+    if (const auto axes = variant_axes(*v, spec)) append_cross_product(*v, *axes, planned);
+  }
+  return planned;
+}
+
+}  // namespace pebench

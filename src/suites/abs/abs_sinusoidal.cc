@@ -1,0 +1,140 @@
+// abs.sinusoidal: the Transformer paper's fixed sinusoidal encoding added to
+// the input (encodings.md section 1), in its interleaved and concat layouts.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "harness/contract/registry.h"
+#include "suites/abs/abs_common.h"
+#include "suites/common/phase.h"
+#include "suites/common/suite_util.h"
+
+namespace pebench {
+namespace {
+
+class SinusoidalCase : public Case {
+ public:
+  explicit SinusoidalCase(const Params& p)
+      : dtype_(p.dtype()), shape_(p), base_(p.f("base")), concat_(p.s("layout") == "concat") {}
+
+  std::vector<TensorDesc> tensors() const override {
+    return {shape_.x(dtype_), tensor("freq", TensorRole::kConstant, DType::kI32, {shape_.d / 2, 2}, "[d/2,2]"),
+            shape_.y(dtype_),
+            tensor("step", TensorRole::kConstant, DType::kF32, {shape_.d / 2, 2}, "[d/2,2]: sin w_t, cos w_t")};
+  }
+
+  void fill_inputs(TensorMap& t, Rng& rng) const override {
+    t.at("x").fill_uniform(rng, -1.0, 1.0);
+    HostTensor& freq = t.at("freq");
+    for (int64_t i = 0; i < shape_.d / 2; ++i) {
+      const auto [lo, hi] = turn_fraction_q64(frequency(i));
+      freq.set(2 * i, static_cast<int32_t>(lo));
+      freq.set(2 * i + 1, static_cast<int32_t>(hi));
+    }
+    HostTensor& step = t.at("step");
+    for (int64_t i = 0; i < shape_.d / 2; ++i) {
+      step.set(2 * i, std::sin(frequency(i)));
+      step.set(2 * i + 1, std::cos(frequency(i)));
+    }
+  }
+
+  int64_t reference_rows() const override { return shape_.batch * shape_.seq; }
+  double reference_row_cost() const override { return 30.0 * static_cast<double>(shape_.d); }
+
+  void reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const override {
+    const HostTensor& x = t.at("x");
+    const int64_t d = shape_.d;
+    for (int64_t r : rows) {
+      const double p = static_cast<double>(shape_.offset + r % shape_.seq);
+      double* y = ref.row("y", r);
+      for (int64_t c = 0; c < d; ++c) y[c] = x.get(r * d + c);
+      for (int64_t i = 0; i < d / 2; ++i) {
+        const double a = p * frequency(i);
+        y[concat_ ? i : 2 * i] += std::sin(a);
+        y[concat_ ? d / 2 + i : 2 * i + 1] += std::cos(a);
+      }
+    }
+  }
+
+  void record(Recorder& rec) const override {
+    const bool vec4 = shape_.d % (concat_ ? 8 : 4) == 0;
+    const int64_t per_row = vec4 ? shape_.d / (concat_ ? 8 : 4) : shape_.d / 2;
+    const int64_t block = positions_per_item(rec.launch(), per_row);
+    PushConstants push;
+    push.u32(static_cast<uint32_t>(shape_.batch))
+        .u32(static_cast<uint32_t>(shape_.seq))
+        .u32(static_cast<uint32_t>(shape_.d))
+        .u32(static_cast<uint32_t>(shape_.offset));
+    // Per item: up to 4 anchor iterations and the batch loop (the positions are unrolled).
+    const auto loop = static_cast<uint32_t>(5 + shape_.batch + 1);
+    const int64_t items = shape_.seq / block * per_row;
+    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y", "step"}, items, push, loop);
+    // One item per invocation: an item is already `block` positions of work,
+    // and on lavapipe invocations that loop over several were slower
+    // (measured in CPU time per execution, seq 4096 d 512: 4 items of 16
+    // positions per invocation 1.5x one item; 4 positions, one item, best).
+    d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0], loop);
+    d.spec_constants.push_back(vec4 ? 1 : 0);
+    d.spec_constants.push_back(static_cast<uint32_t>(block));
+    d.spec_constants.push_back(concat_ ? 1 : 0);
+    rec.dispatch(d);
+  }
+
+  Cost cost() const override {
+    // One add per element; sin/cos are not multiply-adds (section 4), so 0.5 "flop" pairs are not counted.
+    return {io_bytes(tensors()), static_cast<double>(shape_.batch * shape_.seq * shape_.d)};
+  }
+
+  Tolerance tolerance() const override {
+    // Inputs in [-1, 1) plus pe in [-1, 1]: mean square about 1/3 + 1/2.
+    Tolerance t = rounding_tolerance(dtype_, 2, "output rounding + Vulkan sin/cos error (2^-11 abs)");
+    t.nmse += 4 * trig_nmse(1.0 / 3 + 0.5);
+    return t;
+  }
+
+ private:
+  // Positions one item steps through by rotation (the shader's BLOCK, which
+  // must divide seq). On a CPU device sin and cos cost many times a load, so
+  // 4 (measured against 1, 8 and 16), fewer where that would leave too few
+  // items to keep its threads busy; on a GPU 1.
+  int64_t positions_per_item(const LaunchPlanner& launch, int64_t per_row) const {
+    if (!launch.is_cpu()) return 1;
+    constexpr int64_t kMinItems = 4096;
+    int64_t block = 4;
+    while (block > 1 && (shape_.seq % block != 0 || shape_.seq / block * per_row < kMinItems)) block /= 2;
+    return block;
+  }
+
+  double frequency(int64_t i) const {
+    return std::pow(base_, -2.0 * static_cast<double>(i) / static_cast<double>(shape_.d));
+  }
+
+  DType dtype_;
+  InputShape shape_;
+  double base_;
+  bool concat_;
+};
+
+class Sinusoidal : public Variant {
+ public:
+  std::string id() const override { return "abs.sinusoidal"; }
+  std::string summary() const override { return "fixed sinusoidal encoding added to x (Vaswani et al.)"; }
+  std::vector<ParamSpec> params() const override {
+    auto specs = input_shape_params();
+    specs.push_back(float_param("base", 10000.0, "frequency base: w_t = base^(-2t/d)"));
+    specs.push_back(enum_param("layout", "interleaved", {"interleaved", "concat"},
+                               "interleaved: pe[2t]=sin, pe[2t+1]=cos; concat: pe[t]=sin, pe[d/2+t]=cos"));
+    return specs;
+  }
+  void resolve(Params& p) const override {
+    resolve_input_shape(p);
+    if (p.i("d_model") % 2 != 0) throw CaseRejected(fmt::format("d_model={} must be even", p.i("d_model")));
+    if (!(p.f("base") > 1.0)) throw CaseRejected(fmt::format("base={} must be greater than 1", p.f("base")));
+  }
+  std::unique_ptr<Case> make(const Params& p) const override { return std::make_unique<SinusoidalCase>(p); }
+};
+
+PEBENCH_REGISTER_VARIANT(Sinusoidal);
+
+}  // namespace
+}  // namespace pebench

@@ -1,0 +1,490 @@
+#include "suites/attn/attn_common.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pebench {
+namespace {
+
+// Appends a variant's specialization constants from constant_id 6.
+void add_variant_constants(Dispatch& d, const std::vector<uint32_t>& constants) {
+  if (constants.empty()) return;
+  d.spec_constants.resize(6, 0);
+  d.spec_constants.insert(d.spec_constants.end(), constants.begin(), constants.end());
+}
+
+// Naive score scratch: at most Vulkan's minimum maxStorageBufferRange.
+constexpr int64_t kScoreScratchBytes = int64_t{1} << 27;
+// Query rows per staged workgroup assumed when planning splits.
+constexpr int64_t kFlashRowsPerGroup = 64;
+// Flash-decoding: split the keys until about this many workgroups exist,
+// keeping at least this many keys per split.
+constexpr int64_t kFlashTargetGroups = 128;
+constexpr int64_t kFlashMinSplitKeys = 256;
+
+}  // namespace
+
+std::vector<ParamSpec> attn_params(const std::string& scale_doc) {
+  return {shape::batch(),
+          shape::heads(),
+          shape::kv_heads(),
+          shape::seq(),
+          shape::kv_seq(),
+          shape::dim(),
+          shape::causal(),
+          derived_param("scale", ParamType::kFloat, scale_doc, "score scale s = scale * q.k (+ bias)")};
+}
+
+void resolve_attn_params(Params& p, double default_scale) {
+  if (!p.has("scale")) p.set("scale", default_scale);
+  if (!std::isfinite(p.f("scale"))) throw CaseRejected(fmt::format("scale={} must be finite", p.f("scale")));
+  const int64_t dim = p.i("dim");
+  if (p.impl() == "flash" && dim > kFlashMaxHeadDim) {
+    throw CaseRejected(fmt::format("dim={} exceeds the flash kernel's largest head dim {} (each invocation holds "
+                                   "its q row and accumulator)",
+                                   dim, kFlashMaxHeadDim));
+  }
+  if (p.i("kv_seq") >= (int64_t{1} << 31)) {
+    throw CaseRejected(fmt::format("kv_seq={} exceeds 2^31 positions", p.i("kv_seq")));
+  }
+  require_u32_items(p.i("batch") * p.i("heads") * p.i("seq") * dim, "q");
+  require_u32_items(p.i("batch") * p.i("kv_heads") * p.i("kv_seq") * dim, "k");
+}
+
+AttnShape::AttnShape(const Params& p)
+    : batch(p.i("batch")),
+      heads(p.i("heads")),
+      kv_heads(p.i("kv_heads")),
+      seq(p.i("seq")),
+      kv_seq(p.i("kv_seq")),
+      dim(p.i("dim")),
+      causal(p.b("causal")),
+      scale(p.f("scale")),
+      dtype(p.dtype()) {}
+
+double AttnShape::scores() const {
+  const double n = static_cast<double>(batch * heads) * static_cast<double>(seq) * static_cast<double>(kv_seq);
+  return causal && seq == kv_seq ? n / 2 : n;
+}
+
+PushConstants AttnShape::push() const {
+  PushConstants p;
+  p.u32(static_cast<uint32_t>(heads))
+      .u32(static_cast<uint32_t>(kv_heads))
+      .u32(static_cast<uint32_t>(seq))
+      .u32(static_cast<uint32_t>(kv_seq))
+      .u32(causal ? 1 : 0)
+      .f32(static_cast<float>(scale));
+  return p;
+}
+
+namespace {
+
+uint32_t pow2_ceil(uint64_t x) {
+  uint32_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+uint32_t pow2_floor(uint64_t x) {
+  uint32_t p = 1;
+  while (2ull * p <= x) p *= 2;
+  return p;
+}
+
+// The GPU kernel's tiles (flash_gpu_decl.glsl): a row's head dim split over
+// `lanes` invocations holding at most kFlashGpuLaneChunks chunks each (with
+// shuffles, lanes stay within a subgroup), ROWS_WG = invocations / lanes
+// rows per workgroup sharing each K/V tile, tiles within kFlashGpuTileBytes.
+FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev, FlashTiles t) {
+  const uint32_t sg = std::max(1u, dev.subgroup);
+  const uint32_t max_wg = std::max(1u, pow2_floor(dev.max_invocations));
+  t.shared_reduce = !dev.shuffle;
+  uint32_t lanes = pow2_ceil(ceil_div(t.d4, kFlashGpuLaneChunks));
+  // A cluster must sit inside one subgroup whatever size the driver picks
+  // for this pipeline (Intel's compiler chooses 8, 16 or 32).
+  if (dev.shuffle) lanes = std::min(lanes, pow2_floor(dev.min_subgroup > 0 ? std::min(dev.min_subgroup, sg) : sg));
+  t.lanes = std::min(lanes, max_wg);
+  t.row_slots = 1;
+  const int64_t rows = s.group() * s.seq;
+  // Direct: one cluster per key split; staged: one per query row.
+  const int64_t clusters = plan.direct ? plan.splits : rows;
+  const uint64_t wanted = std::min<uint64_t>(kFlashGpuInvocations, static_cast<uint64_t>(clusters) * t.lanes);
+  t.invocations = std::min(max_wg, std::max(t.lanes, pow2_ceil(std::max<uint64_t>(wanted, sg))));
+  if (plan.direct) return t;
+  const uint64_t per_key = 2ull * t.d4 * t.parts * 16;  // one K and one V row, f32
+  const uint64_t reduce_bytes = t.shared_reduce ? 16ull * t.invocations : 0;  // gpu_red
+  const uint64_t budget =
+      std::min<uint64_t>(dev.shared_bytes - std::min<uint64_t>(dev.shared_bytes, reduce_bytes), kFlashGpuTileBytes);
+  t.keys = kFlashMaxTileKeys;
+  while (t.keys > 4 && t.keys * per_key > budget) t.keys /= 2;
+  if (t.keys * per_key + reduce_bytes > dev.shared_bytes) {
+    throw Unsupported(fmt::format("dim={} needs {} bytes of shared memory for a 4-key K/V tile; the device has {}",
+                                  s.dim, t.keys * per_key + reduce_bytes, dev.shared_bytes));
+  }
+  return t;
+}
+
+}  // namespace
+
+FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {
+  FlashTiles t;
+  if (!dev.cpu) {
+    t.d4 = static_cast<uint32_t>(ceil_div(s.dim, 4));
+    t.parts = static_cast<uint32_t>(plan.parts);
+    return flash_gpu_tiles(s, plan, dev, t);
+  }
+  const int64_t d4 = ceil_div(s.dim, 4);
+  t.d4 = static_cast<uint32_t>(d4);
+  t.parts = static_cast<uint32_t>(plan.parts);
+  const int64_t row_chunks = d4 * plan.parts;  // per row slot, of q and of the accumulator
+  const int64_t rows = s.group() * s.seq;  // query rows per kv head
+  const uint32_t sg = std::max(1u, dev.subgroup);
+  const int64_t max_wg = std::max<int64_t>(1, dev.max_invocations / sg * sg);
+  // Row slots: on CPUs every K/V element an invocation loads then serves
+  // that many rows (loads dominate there: docs/attention-kernels.md); GPUs
+  // keep one row per invocation to keep registers low.
+  const int64_t cpu_slots = std::clamp<int64_t>(kFlashCpuRowChunks / row_chunks, 1, 8);
+  if (plan.direct) {
+    // All rows of the kv head in one invocation where registers allow, so
+    // that each K/V element is read once for them (GPUs: at most 32 chunks).
+    const int64_t slots = dev.cpu ? cpu_slots : std::clamp<int64_t>(32 / row_chunks, 1, 8);
+    t.row_slots = static_cast<uint32_t>(std::min(rows, slots));
+    t.invocations = static_cast<uint32_t>(std::min({int64_t{64}, max_wg, ceil_div(plan.splits, sg) * sg}));
+    return t;
+  }
+  t.row_slots = static_cast<uint32_t>(dev.cpu ? std::min(cpu_slots, ceil_div(rows, sg)) : 1);
+  const int64_t wanted = dev.cpu ? std::max<int64_t>(sg, 128 / t.row_slots) : 64;
+  t.invocations = static_cast<uint32_t>(
+      std::min({wanted / sg * sg, max_wg, ceil_div(ceil_div(rows, t.row_slots), sg) * sg}));
+  const uint64_t per_key = 2ull * static_cast<uint64_t>(row_chunks) * 16;  // one K and one V row, f32
+  t.keys = kFlashMaxTileKeys;
+  while (t.keys >= 4 && t.keys * per_key > dev.shared_bytes) t.keys /= 2;
+  if (t.keys < 4) {
+    throw Unsupported(fmt::format("dim={} needs {} bytes of shared memory for a 4-key K/V tile; the device has {}",
+                                  s.dim, 4 * per_key, dev.shared_bytes));
+  }
+  return t;
+}
+
+uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks) {
+  const uint64_t keys = static_cast<uint64_t>(plan.keys_per_split);
+  if (t.lanes > 0) {
+    // GPU kernel: no rolled hook loops; keys are folded four at a time.
+    if (plan.direct) return (keys + 3) / 4;
+    const uint64_t tiles = (keys + t.keys - 1) / t.keys;
+    const uint64_t staging = (uint64_t{t.keys} * t.d4 + t.invocations - 1) / t.invocations;
+    return tiles * (1 + staging + (t.keys + 3) / 4);
+  }
+  const uint64_t rows = hooks.per_invocation + t.row_slots * hooks.per_row;
+  if (plan.direct) return rows + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loop
+  // Per tile: the tile loop, the staging loop (chunks of one part spread
+  // over the workgroup; each stages every part), the fold loop over the
+  // tile's keys.
+  const uint64_t tiles = (keys + t.keys - 1) / t.keys;
+  const uint64_t d4 = t.d4;
+  const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
+  return rows + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
+}
+
+AttnCase::AttnCase(const Params& p) : shape_(p), flash_(p.impl() == "flash") {}
+
+void AttnCase::plan() {
+  const AttnShape& s = shape_;
+  // Naive: as many (b, h) slices per pass as the score scratch holds.
+  const int64_t slice_bytes = s.seq * s.kv_seq * 4;
+  slices_per_pass_ = std::clamp<int64_t>(kScoreScratchBytes / slice_bytes, 1, s.batch * s.heads);
+
+  // Flash: from the parameters alone (see FlashPlan).
+  FlashPlan& f = flash_plan_;
+  const int64_t rows = s.group() * s.seq;
+  const FlashHookLoops hooks = flash_hook_loops();
+  f.parts = row_parts();
+  f.slots_by_head = flash_slots_by_head();
+  f.direct = rows <= kFlashDirectMaxRows;
+  if (f.direct) {
+    f.keys_per_split = std::min(s.kv_seq, kFlashDirectSplitKeys);
+    f.splits = ceil_div(s.kv_seq, f.keys_per_split);
+    return;
+  }
+  // Staged: split the keys only when there are few workgroups of rows (to
+  // fill the device) or an invocation would run past the loop budget.
+  const int64_t query_groups = s.batch * s.kv_heads * ceil_div(rows, kFlashRowsPerGroup);
+  int64_t splits = 1;
+  if (query_groups < kFlashTargetGroups) {
+    splits = std::clamp<int64_t>(ceil_div(kFlashTargetGroups, query_groups), 1,
+                                 std::max<int64_t>(1, s.kv_seq / kFlashMinSplitKeys));
+  }
+  // Splits hold whole tiles of any size (multiples of the largest tile).
+  // The budget is checked for small tiles (4 keys, a workgroup of at most 16
+  // invocations with one row each), so that any device's real tiles, checked
+  // again at record time, stay under it.
+  f.keys_per_split = ceil_div(ceil_div(s.kv_seq, splits), kFlashMaxTileKeys) * kFlashMaxTileKeys;
+  FlashTiles small;
+  small.d4 = static_cast<uint32_t>(ceil_div(s.dim, 4));
+  small.parts = static_cast<uint32_t>(f.parts);
+  small.invocations = static_cast<uint32_t>(std::clamp<int64_t>(ceil_div(rows, 8), 1, 16));
+  small.row_slots = 1;
+  small.keys = 4;
+  while (f.keys_per_split > kFlashMaxTileKeys && flash_loop_iterations(f, small, hooks) > kFlashLoopBudget) {
+    f.keys_per_split -= kFlashMaxTileKeys;
+  }
+  f.splits = ceil_div(s.kv_seq, f.keys_per_split);
+}
+
+std::vector<TensorDesc> AttnCase::tensors() const {
+  const AttnShape& s = shape_;
+  std::vector<TensorDesc> t{
+      tensor("q", TensorRole::kInput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"),
+      tensor("k", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
+      tensor("v", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
+      tensor("o", TensorRole::kOutput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]")};
+  for (auto& e : extra_tensors()) t.push_back(std::move(e));
+  if (flash_) {
+    // Partials of the key splits (a placeholder element when unsplit: the
+    // kernel always binds them).
+    const int64_t splits = flash_plan_.splits;
+    const int64_t rows = splits > 1 ? s.q_rows() : 1;
+    t.push_back(tensor("part_ml", TensorRole::kScratch, DType::kF32, {splits, rows, 2}, "[splits,B*H*N,2]"));
+    t.push_back(tensor("part_acc", TensorRole::kScratch, DType::kF32,
+                       {splits, rows, flash_plan_.parts * ceil_div(s.dim, 4) * 4}, "[splits,B*H*N,parts*4*ceil(D/4)]"));
+  } else {
+    t.push_back(
+        tensor("scores", TensorRole::kScratch, DType::kF32, {slices_per_pass_, s.seq, s.kv_seq}, "[slices,N,M]"));
+  }
+  return t;
+}
+
+void AttnCase::fill_inputs(TensorMap& t, Rng& rng) const {
+  for (const char* name : {"q", "k", "v"}) t.at(name).fill_uniform(rng, -1.0, 1.0);
+  fill_extra(t, rng);
+}
+
+double AttnCase::reference_row_cost() const {
+  return static_cast<double>(shape_.kv_seq) * (4.0 * static_cast<double>(shape_.dim) + 30.0 +
+                                               reference_extra_cost_per_key());
+}
+
+void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const {
+  const AttnShape& s = shape_;
+  const int64_t D = s.dim, M = s.kv_seq;
+  const AttnRefTerms terms = reference_terms(t);
+  const HostTensor &q = t.at("q"), &k = t.at("k"), &v = t.at("v");
+  // k (as the scores see it) and v of the current (b, kv head): rows are
+  // sorted, so each slice is built once.
+  std::vector<double> ks(static_cast<size_t>(M * D)), vs(static_cast<size_t>(M * D));
+  int64_t slice = -1;
+  std::vector<double> qrow(static_cast<size_t>(D)), score(static_cast<size_t>(M)), acc(static_cast<size_t>(D));
+  for (const int64_t r : rows) {
+    const int64_t i = r % s.seq, h = (r / s.seq) % s.heads, b = r / (s.seq * s.heads);
+    const int64_t kvh = h / s.group();
+    const int64_t kv_slice = b * s.kv_heads + kvh;
+    if (kv_slice != slice) {
+      for (int64_t j = 0; j < M; ++j) {
+        double* kr = &ks[static_cast<size_t>(j * D)];
+        for (int64_t c = 0; c < D; ++c) {
+          kr[c] = k.get((kv_slice * M + j) * D + c);
+          vs[static_cast<size_t>(j * D + c)] = v.get((kv_slice * M + j) * D + c);
+        }
+        if (terms.k) terms.k(kvh, j, kr);
+      }
+      slice = kv_slice;
+    }
+    const int64_t qpos = s.query_pos(i);
+    for (int64_t c = 0; c < D; ++c) qrow[static_cast<size_t>(c)] = q.get(r * D + c);
+    if (terms.q) terms.q(h, qpos, qrow.data());
+    const int64_t visible = s.causal ? std::min(qpos + 1, M) : M;
+    double mx = -INFINITY;
+    for (int64_t j = 0; j < visible; ++j) {
+      const double* kr = &ks[static_cast<size_t>(j * D)];
+      double dot = 0;
+      for (int64_t c = 0; c < D; ++c) dot += qrow[static_cast<size_t>(c)] * kr[c];
+      const double sc = s.scale * dot + (terms.score ? terms.score(h, qpos, j, qrow.data(), kr) : 0.0);
+      score[static_cast<size_t>(j)] = sc;
+      mx = std::max(mx, sc);
+    }
+    std::fill(acc.begin(), acc.end(), 0.0);
+    double l = 0;
+    for (int64_t j = 0; j < visible; ++j) {
+      const double w = std::exp(score[static_cast<size_t>(j)] - mx);
+      l += w;
+      const double* vr = &vs[static_cast<size_t>(j * D)];
+      for (int64_t c = 0; c < D; ++c) acc[static_cast<size_t>(c)] += w * vr[c];
+      if (terms.value) terms.value(h, qpos, j, w, acc.data());
+    }
+    double* out = ref.row("o", r);
+    for (int64_t c = 0; c < D; ++c) out[c] = l > 0 ? acc[static_cast<size_t>(c)] / l : 0.0;
+  }
+}
+
+void AttnCase::record(Recorder& rec) const {
+  if (flash_) {
+    record_flash(rec);
+  } else {
+    record_naive(rec);
+  }
+}
+
+void AttnCase::record_naive(Recorder& rec) const {
+  const AttnShape& s = shape_;
+  const NaiveQK qk = record_naive_prepass(rec);
+  const bool vec4_d = s.dim % 4 == 0, vec4_m = s.kv_seq % 4 == 0;
+  const uint32_t dim_loops = static_cast<uint32_t>(vec4_d ? s.dim / 4 : s.dim);
+  const uint32_t key_loops = static_cast<uint32_t>(vec4_m ? s.kv_seq / 4 : s.kv_seq);
+  const int64_t slices = s.batch * s.heads;
+  for (int64_t s0 = 0; s0 < slices; s0 += slices_per_pass_) {
+    const int64_t n = std::min(slices_per_pass_, slices - s0);
+    if (s0 > 0) rec.barrier();  // the previous pass's P.V has read the scratch
+
+    PushConstants sp = s.push();
+    sp.u32(static_cast<uint32_t>(s0))
+        .u32(static_cast<uint32_t>(n));
+    extra_push(sp);
+    std::vector<std::string> bufs{qk.q, qk.k, "scores"};
+    for (auto& e : extra_bindings()) bufs.push_back(e);
+    Dispatch scores = grid_dispatch(rec, naive_scores_shader(), bufs, n * s.seq * s.kv_seq, sp, dim_loops);
+    scores.spec_constants.push_back(static_cast<uint32_t>(s.dim));
+    scores.spec_constants.push_back(vec4_d ? 1 : 0);
+    add_variant_constants(scores, naive_spec_constants());
+    scores.storage = qk.storage;
+    rec.dispatch(scores);
+    rec.barrier();
+
+    PushConstants mp;
+    mp.u32(static_cast<uint32_t>(n * s.seq)).u32(static_cast<uint32_t>(s.kv_seq));
+    Dispatch softmax = grid_dispatch(rec, "attn_softmax", {"scores"}, n * s.seq, mp, 3 * key_loops);
+    softmax.spec_constants.push_back(vec4_m ? 1 : 0);
+    rec.dispatch(softmax);
+    rec.barrier();
+
+    PushConstants pp;
+    pp.u32(static_cast<uint32_t>(s.heads))
+        .u32(static_cast<uint32_t>(s.kv_heads))
+        .u32(static_cast<uint32_t>(s.seq))
+        .u32(static_cast<uint32_t>(s.kv_seq))
+        .u32(static_cast<uint32_t>(s0))
+        .u32(static_cast<uint32_t>(n));
+    // One P.V per part; the variant's value term (if any) belongs to part 0.
+    const std::vector<Part> parts = part_tensors();
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::vector<std::string> pv_bufs{"scores", parts[p].value, parts[p].output};
+      if (p == 0) {
+        for (auto& e : naive_pv_bindings()) pv_bufs.push_back(e);
+      }
+      Dispatch pv = grid_dispatch(rec, p == 0 ? naive_pv_shader() : "attn_pv", pv_bufs, n * s.seq * dim_loops, pp,
+                                  key_loops + (p == 0 ? naive_pv_hook_loops() : 0));
+      pv.spec_constants.push_back(static_cast<uint32_t>(s.dim));
+      pv.spec_constants.push_back(vec4_d ? 1 : 0);
+      pv.spec_constants.push_back(vec4_m ? 1 : 0);
+      if (p == 0) add_variant_constants(pv, naive_spec_constants());
+      rec.dispatch(pv);
+    }
+  }
+}
+
+void AttnCase::record_flash(Recorder& rec) const {
+  const AttnShape& s = shape_;
+  const FlashPlan& f = flash_plan_;
+  const DeviceLimits& limits = rec.limits();
+  const SubgroupInfo& subgroup = rec.subgroup();
+  const FlashDevice dev{limits.max_compute_shared_memory_size,
+                        std::min(limits.max_compute_work_group_invocations, limits.max_compute_work_group_size[0]),
+                        subgroup.size, rec.launch().is_cpu(),
+                        (subgroup.supported_operations & kSubgroupFeatureShuffle) != 0, subgroup.min_size};
+  const FlashTiles tiles = flash_tiles(s, f, dev);
+  const uint64_t loops = flash_loop_iterations(f, tiles, flash_hook_loops());
+  if (loops > rec.launch().max_loop_iterations()) {
+    throw Unsupported(fmt::format(
+        "flash: an invocation would run {} loop iterations over {} keys ({} keys per tile); this driver stops "
+        "loops after {}",
+        loops, f.keys_per_split, tiles.keys, rec.launch().max_loop_iterations()));
+  }
+  const int64_t rows = s.group() * s.seq;
+  PushConstants push = s.push();
+  push.u32(static_cast<uint32_t>(f.keys_per_split))
+      .u32(static_cast<uint32_t>(f.splits))
+      .u32(static_cast<uint32_t>(s.q_rows()));
+  extra_push(push);
+  Dispatch d;
+  const bool gpu = tiles.lanes > 0;
+  d.shader = std::string(gpu ? (tiles.shared_reduce ? "attn_flash_gpusm_" : "attn_flash_gpu_") : "attn_flash_") +
+             kernel();
+  d.buffers = {"q", "k", "v", "o", "part_ml", "part_acc"};
+  for (auto& e : extra_bindings()) d.buffers.push_back(e);
+  d.spec_constants = {tiles.invocations, static_cast<uint32_t>(s.dim), tiles.keys, s.dim % 4 == 0 ? 1u : 0u,
+                      gpu ? tiles.lanes : tiles.row_slots, f.direct ? 1u : 0u};
+  for (uint32_t c : flash_spec_constants()) d.spec_constants.push_back(c);
+  d.push = push;
+  // Staged slots by head: each head's rows padded to a multiple of the slots.
+  const int64_t grid_rows =
+      f.slots_by_head && !f.direct ? s.group() * ceil_div(s.seq, tiles.row_slots) * tiles.row_slots : rows;
+  const int64_t row_tiles = ceil_div(grid_rows, f.direct ? tiles.row_slots : tiles.rows());
+  // Direct: the CPU kernel's invocations, the GPU kernel's clusters are key splits.
+  const int64_t split_groups =
+      f.direct ? ceil_div(f.splits, gpu ? tiles.invocations / tiles.lanes : tiles.invocations) : f.splits;
+  d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.kv_heads),
+              static_cast<uint32_t>(split_groups)};
+  rec.dispatch(d);
+  if (f.splits == 1) return;
+
+  rec.barrier();
+  const std::vector<Part> parts = part_tensors();
+  for (size_t p = 0; p < parts.size(); ++p) {
+    PushConstants cp;
+    cp.u32(static_cast<uint32_t>(s.q_rows()))
+        .u32(static_cast<uint32_t>(f.splits))
+        .u32(static_cast<uint32_t>(s.dim))
+        .u32(static_cast<uint32_t>(f.parts * ceil_div(s.dim, 4)))
+        .u32(static_cast<uint32_t>(static_cast<int64_t>(p) * ceil_div(s.dim, 4)));
+    // Per item: two passes over the splits (and up to 4 scalar stores).
+    Dispatch combine = grid_dispatch(rec, "attn_combine", {"part_ml", "part_acc", parts[p].output},
+                                     s.q_rows() * ceil_div(s.dim, 4), cp, static_cast<uint32_t>(2 * f.splits + 4));
+    combine.spec_constants.push_back(s.dim % 4 == 0 ? 1 : 0);
+    rec.dispatch(combine);
+  }
+}
+
+double AttnCase::score_max() const {
+  const double qk = qk_max();
+  return std::fabs(shape_.scale) * static_cast<double>(shape_.dim) * qk * qk;  // largest |scale q.k|
+}
+
+Cost AttnCase::cost() const {
+  // q.k and p.v: two multiply-adds per (score, dim).
+  return {io_bytes(tensors()), 4.0 * shape_.scores() * static_cast<double>(shape_.dim) + extra_flops()};
+}
+
+Tolerance AttnCase::tolerance() const {
+  // Relative error of o, to first order: independent per-score errors ds
+  // perturb the softmax weights by exp(ds) and o by about their size
+  // relative to |o|; weight errors (exp) likewise; the f32 sums of acc and l
+  // over M keys err by ~4 sqrt(M) u (probabilistic bound, partial sums of
+  // the order of the total); the stored output rounds once.
+  const AttnShape& s = shape_;
+  const double u = std::ldexp(1.0, -24);
+  const double D = static_cast<double>(s.dim), M = static_cast<double>(s.kv_seq);
+  const double qk = qk_max();
+  const double s_max = score_max();
+  // Dot product (f32, D terms, worst case) and the scaling.
+  const double dot_err = std::fabs(s.scale) * D * D * qk * qk * u + s_max * u;
+  const ScoreError extra = extra_score_error();
+  // GLSL's exp: (3 + 2|x|) ulp; weights that matter have |x| <= 40 + 2 s_max.
+  const double exp_err = (3 + 2 * (40 + 2 * s_max)) * 2 * u;
+  const double sum_err = 4 * std::sqrt(M) * u;
+  const double store = s.dtype == DType::kF16 ? std::ldexp(1.0, -11) : u;
+  const double rel = dot_err + extra.abs + extra.rms + exp_err + sum_err + store;
+  Tolerance t;
+  t.nmse = 4 * rel * rel;
+  const double ceiling = s.dtype == DType::kF16 ? 1e-3 : 1e-6;
+  const bool capped = t.nmse > ceiling;
+  t.nmse = std::min(t.nmse, ceiling);
+  t.model = fmt::format(
+      "rel. error of o <= score error ({:.2g} dot over D={} + {:.2g}{}) + exp {:.2g} + sums over M={} {:.2g} + "
+      "{} storage {:.2g}; nmse = (2 rel)^2{}",
+      dot_err, s.dim, extra.abs + extra.rms, extra.model.empty() ? "" : " " + extra.model, exp_err, s.kv_seq,
+      sum_err, dtype_name(s.dtype), store, capped ? ", capped at the spec ceiling" : "");
+  return t;
+}
+
+}  // namespace pebench

@@ -1,0 +1,270 @@
+// What every attention variant (`attn.*`, encodings.md sections 0 and 3)
+// shares: the common parameters, the tensors q [B,H,N,D], k and v
+// [B,Hkv,M,D], o [B,H,N,D], input generation, the float64 reference, the
+// cost model, the error model behind the tolerance, and the two
+// implementations' dispatch sequences:
+//
+//   naive  scores (attn_scores_<kernel>), softmax (attn_softmax), P.V
+//          (attn_pv) as separate dispatches over (b, h) slices, through an
+//          f32 score scratch of at most 128 MiB (Vulkan's minimum
+//          maxStorageBufferRange), so large N x M runs slice batch by batch.
+//   flash  one fused kernel (attn_flash_<kernel>): online softmax over K/V
+//          tiles in shared memory, tile sizes from the device's limits; when
+//          there are few query rows (decode) or the keys would run past
+//          llvmpipe's loop budget, the keys are split across workgroups and
+//          attn_combine merges the partial (m, l, acc) (flash-decoding).
+//
+// Adding a variant (attn.t5, attn.shaw, attn.xl, ...) is a subclass of
+// AttnCase plus small shader wrappers; nothing here is copied:
+//   * shaders: `attn_flash_<kernel>.comp` and `attn_scores_<kernel>.comp`
+//     include flash_decl.glsl / scores_decl.glsl, the variant's hooks
+//     (bindings from ATTN_EXTRA_BINDING0, ATTN_SCORE_TERM for additive score
+//     terms, ATTN_ROW_STATE for per-row state, ATTN_Q_* / ATTN_K_* for q/k
+//     transforms as rows are loaded, ATTN_VALUE_TERM for value
+//     terms, ATTN_EXTRA_PUSH), then the main part. A value term in naive
+//     needs an `attn_pv_<kernel>.comp` wrapper of pv.glsl (naive_pv_shader()).
+//     Beyond additive terms (flash_decl.glsl lists them all): ATTN_SCORES /
+//     ATTN_SCORE replace the score (complex); ATTN_PARTS > 1 widens q, k, v,
+//     the accumulator and the output to several D-wide parts (complex's real
+//     and imaginary: row_parts(), part_tensors()); ATTN_KEYS_BEGIN,
+//     ATTN_KEY_FOLDED and ATTN_ROWS_FINISH keep per-distance state per row and
+//     apply it once per row (Shaw's terms); ATTN_SLOTS_BY_HEAD with
+//     ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_SCORES share distance-indexed
+//     rows between an invocation's consecutive slots (XL:
+//     flash_slots_by_head()).
+//   * host: override kernel() and whichever hooks below apply: extra tensors
+//     and their bindings and push constants, the reference's score/value
+//     terms and q/k transforms (reference_terms), extra flops, loop counts of the hooks' own
+//     loops, and the error terms they add. A different default scale is the
+//     `default_scale` passed to resolve_attn_params().
+// docs/attention-kernels.md describes the kernels, tiling and limits.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/contract/params.h"
+#include "harness/contract/variant.h"
+#include "suites/common/suite_util.h"
+
+namespace pebench {
+
+// batch, heads, kv_heads, seq, kv_seq, dim, causal and scale (derived:
+// `scale_doc` says how, e.g. "1/sqrt(dim)").
+std::vector<ParamSpec> attn_params(const std::string& scale_doc = "1/sqrt(dim)");
+
+// Fills `scale` with default_scale when absent and rejects what the kernels
+// cannot run: flash beyond kFlashMaxHeadDim, non-finite scale, positions or
+// tensors past 32-bit indexing. (heads % kv_heads and kv_seq >= seq are
+// checked by the harness.)
+void resolve_attn_params(Params& p, double default_scale);
+
+// q and the accumulator live in each flash invocation's registers.
+constexpr int64_t kFlashMaxHeadDim = 256;
+// CPU devices: row slots per invocation x vec4 chunks per row, at most (the
+// registers the compiler must juggle; its time grows faster than linearly).
+constexpr int64_t kFlashCpuRowChunks = 128;
+
+struct AttnShape {
+  explicit AttnShape(const Params& p);
+  int64_t batch, heads, kv_heads, seq, kv_seq, dim;
+  bool causal;
+  double scale;
+  DType dtype;
+
+  int64_t group() const { return heads / kv_heads; }        // query heads per kv head
+  int64_t q_rows() const { return batch * heads * seq; }    // rows of q and o
+  int64_t query_pos(int64_t i) const { return i + kv_seq - seq; }  // i'
+  // Score entries the definition computes: B*H*N*M, halved for causal N = M
+  // (encodings.md section 4).
+  double scores() const;
+  // The push constants every attention kernel starts with: H, Hkv, N, M,
+  // causal, scale (ATTN_PUSH_SHAPE, shaders/attn/attn_util.glsl).
+  PushConstants push() const;
+};
+
+// The flash plan. Two modes of one kernel (flash_main.glsl):
+//   staged  (many query rows) a workgroup stages K/V tiles in shared memory
+//           for its rows; keys split across workgroups only for parallelism
+//           or the loop budget;
+//   direct  (few query rows: decode) every invocation is a key split of
+//           kFlashDirectSplitKeys keys reading K/V straight from memory,
+//           merged by attn_combine (flash-decoding).
+// The mode and the splits depend on the parameters only (the partials'
+// scratch is sized before the device is known); the tiles come from the
+// device's limits at record time.
+struct FlashPlan {
+  bool direct = false;
+  int64_t splits = 1;          // key splits (> 1: partials + attn_combine)
+  int64_t keys_per_split = 0;  // a multiple of kFlashMaxTileKeys when staged
+  int64_t parts = 1;           // D-wide parts of q, k, v and o rows (AttnCase::row_parts)
+  bool slots_by_head = false;  // staged slots in head-major order (AttnCase::flash_slots_by_head)
+};
+constexpr int64_t kFlashDirectMaxRows = 16;    // query rows per kv head up to which decode runs direct
+constexpr int64_t kFlashDirectSplitKeys = 64;  // keys per direct split
+constexpr uint32_t kFlashMaxTileKeys = 64;     // largest staged tile
+// The loop budget of llvmpipe (LaunchPlanner's, with its margin): splits are
+// planned against it whatever the device.
+constexpr uint64_t kFlashLoopBudget = 60000;
+
+struct FlashDevice {
+  uint32_t shared_bytes;     // maxComputeSharedMemorySize
+  uint32_t max_invocations;  // maxComputeWorkGroupInvocations (and size x)
+  uint32_t subgroup;         // subgroup size
+  bool cpu;                  // a CPU device: many rows per invocation (see flash_tiles)
+  bool shuffle = false;      // subgroup shuffles (GPU kernel: reductions without shared memory)
+  // The smallest subgroup the driver may choose (subgroupSizeControl's
+  // minSubgroupSize; 0: `subgroup`): a shuffle cluster must fit in it.
+  uint32_t min_subgroup = 0;
+};
+struct FlashTiles {
+  uint32_t invocations = 1;  // per workgroup
+  uint32_t row_slots = 1;    // query rows per invocation (ROWS; CPU kernel)
+  // GPU kernel (flash_gpu_main.glsl; 0: the CPU kernel): invocations per
+  // query row, each holding d4 / lanes chunks of q and of the accumulator.
+  uint32_t lanes = 0;
+  bool shared_reduce = false;  // GPU kernel without subgroup shuffles
+  uint32_t keys = 4;         // keys per staged tile (BC)
+  uint32_t d4 = 1;           // vec4 chunks per row (of one part)
+  uint32_t parts = 1;        // FlashPlan::parts: registers and shared memory per row scale with it
+  // Staged: query rows per workgroup.
+  uint32_t rows() const { return lanes > 0 ? invocations / lanes : invocations * row_slots; }
+};
+// GPU kernel: vec4 chunks of a row each lane holds at most (registers for q
+// and the accumulator: 2 x 4 x this), and the shared memory its K/V tiles
+// may take per workgroup, so that several workgroups fit on a compute unit.
+constexpr uint32_t kFlashGpuLaneChunks = 4;
+constexpr uint32_t kFlashGpuTileBytes = 16384;
+constexpr uint32_t kFlashGpuInvocations = 128;
+// Throws Unsupported when not even a 4-key tile fits in shared memory.
+FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
+
+// Loop iterations one flash invocation runs in the loops that are not
+// unrolled ([[unroll]] loops have specialization-constant trip counts and
+// are unrolled by the driver's compiler), plus the variant's hook loops.
+struct FlashHookLoops {
+  uint64_t per_invocation = 0;  // of ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_ROWS_FINISH, once each
+  uint64_t per_row = 0;       // rolled loop iterations of the q-row hooks, per row slot
+  uint64_t per_key = 0;       // of ATTN_SCORE_TERM / ATTN_VALUE_TERM per key folded in
+  uint64_t per_key_load = 0;  // of ATTN_K_ROW_PREPARE / ATTN_K_CHUNK_TRANSFORM per key row (direct)
+  uint64_t per_chunk = 0;     // of ATTN_K_STAGE_TRANSFORM per staged chunk
+};
+uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks);
+
+// A variant's terms in the float64 reference, built from the inputs by
+// AttnCase::reference_terms() for one reference() call, so that no state
+// outlives the call or depends on the order of calls. Every member is
+// optional (empty: no term).
+struct AttnRefTerms {
+  // q row of head h at position qpos / k row of kv head kvh at kpos, in place.
+  std::function<void(int64_t h, int64_t qpos, double* q)> q;
+  std::function<void(int64_t kvh, int64_t kpos, double* k)> k;
+  // Added to scale * q.k of a visible key; q after `q` (unscaled) and k
+  // after `k`, D doubles each.
+  std::function<double(int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k)> score;
+  // Adds w * (the pair's value term) to acc[D].
+  std::function<void(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc)> value;
+};
+
+class AttnCase : public Case {
+ public:
+  explicit AttnCase(const Params& p);
+
+  std::vector<TensorDesc> tensors() const override;
+  void fill_inputs(TensorMap& t, Rng& rng) const override;
+  int64_t reference_rows() const override { return shape_.q_rows(); }
+  double reference_row_cost() const override;
+  void reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const override;
+  void record(Recorder& rec) const override;
+  Cost cost() const override;
+  Tolerance tolerance() const override;
+
+  const AttnShape& shape() const { return shape_; }
+  const FlashPlan& flash_plan() const { return flash_plan_; }
+  // (b, h) slices per naive pass.
+  int64_t naive_slices_per_pass() const { return slices_per_pass_; }
+  // The variant's rolled hook loops, as record() counts them against the
+  // loop budget (flash_loop_iterations).
+  FlashHookLoops hook_loops() const { return flash_hook_loops(); }
+
+ protected:
+  // Must be called at the end of the subclass constructor (it asks the hooks).
+  void plan();
+
+  // ---- variant hooks ------------------------------------------------------
+  // Shader suffix: attn_flash_<kernel>, attn_scores_<kernel>.
+  virtual std::string kernel() const = 0;
+  virtual std::string naive_scores_shader() const { return "attn_scores_" + kernel(); }
+  virtual std::string naive_pv_shader() const { return "attn_pv"; }
+  // Loop iterations the pv shader's ATTN_VALUE_TERM adds per item, and the
+  // tensors it reads (bound from ATTN_PV_EXTRA_BINDING0), in naive.
+  virtual uint32_t naive_pv_hook_loops() const { return 0; }
+  virtual std::vector<std::string> naive_pv_bindings() const { return {}; }
+  // D-wide parts of every q, k, v and output row (ATTN_PARTS in the flash
+  // kernel), and per part the value tensor and the output it is weighted
+  // into: one naive P.V pass and one attn_combine pass each. Complex: 2.
+  virtual int64_t row_parts() const { return 1; }
+  struct Part {
+    std::string value, output;
+  };
+  virtual std::vector<Part> part_tensors() const { return {{"v", "o"}}; }
+  // Staged flash slots are consecutive positions of one head
+  // (ATTN_SLOTS_BY_HEAD): the grid pads each head's rows to the row slots.
+  virtual bool flash_slots_by_head() const { return false; }
+  // Extra tensors (inputs, constants, scratch) and the ones bound after the
+  // common buffers, from ATTN_EXTRA_BINDING0, in both kernels.
+  virtual std::vector<TensorDesc> extra_tensors() const { return {}; }
+  virtual std::vector<std::string> extra_bindings() const { return {}; }
+  virtual void fill_extra(TensorMap& t, Rng& rng) const {}
+  // Push constants after the common ones (ATTN_EXTRA_PUSH, flash kernel).
+  virtual void extra_push(PushConstants& push) const {}
+  // Specialization constants of the variant's hooks, from constant_id 6, in
+  // the flash kernel and in the naive score and (part 0) P.V passes.
+  virtual std::vector<uint32_t> flash_spec_constants() const { return {}; }
+  virtual std::vector<uint32_t> naive_spec_constants() const { return {}; }
+  virtual FlashHookLoops flash_hook_loops() const { return {}; }
+  // Naive: dispatches before the score pass (e.g. rotating q and k); returns
+  // the tensors the score pass reads as q and k and the build to read them with.
+  struct NaiveQK {
+    std::string q = "q", k = "k";
+    DType storage;
+  };
+  virtual NaiveQK record_naive_prepass(Recorder& rec) const { return {"q", "k", shape_.dtype}; }
+
+  // Reference: the variant's terms over these inputs (AttnRefTerms).
+  virtual AttnRefTerms reference_terms(const TensorMap& t) const { return {}; }
+  virtual double reference_extra_cost_per_key() const { return 0; }
+
+  // Cost and error model.
+  virtual double extra_flops() const { return 0; }
+  // Largest |component| of q and k as the dot product sees them (inputs are
+  // uniform in [-1, 1]).
+  virtual double qk_max() const { return 1.0; }
+  // Largest |score| before bias terms (exp's error grows with it); default
+  // |scale| D qk_max^2.
+  virtual double score_max() const;
+  struct ScoreError {
+    double abs = 0;  // bound on a visible score's error beyond the dot product's
+    double rms = 0;  // rms of independent per-score errors (e.g. Vulkan's sin/cos)
+    std::string model;
+  };
+  virtual ScoreError extra_score_error() const { return {}; }
+
+  AttnShape shape_;
+  bool flash_;  // impl=flash (else naive)
+
+ private:
+  void record_naive(Recorder& rec) const;
+  void record_flash(Recorder& rec) const;
+
+  FlashPlan flash_plan_;
+  int64_t slices_per_pass_ = 1;
+};
+
+// Slopes m_h of ALiBi for H heads: get_slopes(H) of Press et al.
+// (encodings.md section 3), in float64.
+std::vector<double> alibi_slopes(int64_t heads);
+
+}  // namespace pebench

@@ -1,0 +1,259 @@
+// attn.deberta: DeBERTa-v2/v3 disentangled attention (encodings.md
+// section 3, HF DisentangledSelfAttention):
+//   s = (q_i.k_j + q_i.kr[h,idx] + k_j.qr[h,idx]) / sqrt(3D),
+//   idx = clamp(log_bucket(i' - j) + S, 0, 2S-1)
+// (c2p and p2c use the same idx, as HF does), S = position_buckets (256),
+// P = max_relative_positions (512); default not causal, causal allowed.
+//
+// Cost: c2p depends on (row, idx) only and p2c on (key, idx) only, so where
+// the R rows of kr/qr that the case's distances reach are fewer than the
+// keys (c2p) or the queries (p2c), a pre-pass computes them once as tables
+// (attn_deberta_rel.comp, HF's two matmuls) and the kernels gather one
+// float per term and score: at N = M = 2048 (R = 2S = 512) that is
+// (N + M) R D multiply-adds instead of 2 N M D. Otherwise (decode, short
+// sequences) flash computes the term per score from the kr/qr row. naive
+// always uses both tables, as HF does. deberta_hooks.glsl reads either.
+//
+// idx itself comes from a first pre-pass (attn_deberta_idx.comp): the
+// table deberta_idx [M+N-1] of rel_buckets.glsl's exact deberta_idx per
+// distance, from the host's threshold list, so the kernels use the GPU's
+// bucket function; the host's deberta_idx_table serves the reference only.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "harness/contract/registry.h"
+#include "suites/attn/attn_common.h"
+#include "suites/common/rel_buckets.h"
+
+namespace pebench {
+namespace {
+
+// A table is one storage buffer: at most Vulkan's minimum maxStorageBufferRange.
+constexpr int64_t kTableBytes = int64_t{1} << 27;
+// Pre-pass: split the columns until about this many workgroups exist.
+constexpr int64_t kTableTargetGroups = 128;
+constexpr int64_t kTableMinColumns = 16;
+
+// The kr/qr rows the case's distances reach: idx is non-decreasing in
+// delta = i' - j, which runs from 1 - N to M - 1.
+struct RelRows {
+  int64_t lo, width;
+};
+RelRows rel_rows(const Params& p) {
+  const int S = int_param_value(p, "position_buckets"), P = int_param_value(p, "max_relative_positions");
+  const int64_t lo = deberta_idx(1 - p.i("seq"), S, P), hi = deberta_idx(p.i("kv_seq") - 1, S, P);
+  return {lo, hi - lo + 1};
+}
+
+// Which terms come from tables.
+struct Tables {
+  bool c2p, p2c;
+};
+int64_t c2p_bytes(const Params& p, int64_t width) { return p.i("batch") * p.i("heads") * p.i("seq") * width * 4; }
+int64_t p2c_bytes(const Params& p, int64_t width) { return p.i("batch") * p.i("heads") * p.i("kv_seq") * width * 4; }
+Tables choose_tables(const Params& p) {
+  if (p.impl() == "naive") return {true, true};
+  const int64_t width = rel_rows(p).width;
+  return {width < p.i("kv_seq") && c2p_bytes(p, width) <= kTableBytes,
+          width < p.i("seq") && p2c_bytes(p, width) <= kTableBytes};
+}
+
+class AttnDebertaCase : public AttnCase {
+ public:
+  explicit AttnDebertaCase(const Params& p)
+      : AttnCase(p),
+        buckets_(static_cast<int>(p.i("position_buckets"))),
+        max_position_(static_cast<int>(p.i("max_relative_positions"))),
+        rows_(rel_rows(p)),
+        tables_(choose_tables(p)),
+        thresholds_(deberta_log_thresholds(buckets_, max_position_, deberta_idx_threshold_count(buckets_))),
+        idx_(deberta_idx_table(shape_.seq, shape_.kv_seq, buckets_, max_position_)) {
+    plan();
+  }
+
+  void record(Recorder& rec) const override {
+    record_idx(rec);
+    // The c2p/p2c tables do not read idx, so one barrier covers all three.
+    if (tables_.c2p) record_table(rec, "q", "kr", "c2p", shape_.heads, shape_.seq);
+    if (tables_.p2c) record_table(rec, "k", "qr", "p2c", shape_.kv_heads, shape_.kv_seq);
+    rec.barrier();
+    AttnCase::record(rec);
+  }
+
+  bool c2p_table() const { return tables_.c2p; }
+  bool p2c_table() const { return tables_.p2c; }
+
+ protected:
+  std::string kernel() const override { return "deberta"; }
+  std::vector<TensorDesc> extra_tensors() const override {
+    const AttnShape& s = shape_;
+    const int64_t two_s = 2 * int64_t{buckets_};
+    // An unused table is a placeholder element: the kernels always bind it.
+    auto table = [&](const char* name, bool used, int64_t rows, const char* doc) {
+      return used ? tensor(name, TensorRole::kScratch, DType::kF32, {s.batch, s.heads, rows, rows_.width}, doc)
+                  : tensor(name, TensorRole::kScratch, DType::kF32, {1}, "[1] (unused)");
+    };
+    return {tensor("kr", TensorRole::kInput, s.dtype, {s.heads, two_s, s.dim}, "[H,2S,D]"),
+            tensor("qr", TensorRole::kInput, s.dtype, {s.heads, two_s, s.dim}, "[H,2S,D]"),
+            rel_thresholds_tensor("deberta_thresholds", thresholds_),
+            rel_table_tensor("deberta_idx", s.seq, s.kv_seq),
+            table("c2p", tables_.c2p, s.seq, "[B,H,N,R]"),
+            table("p2c", tables_.p2c, s.kv_seq, "[B,H,M,R]")};
+  }
+  std::vector<std::string> extra_bindings() const override { return {"deberta_idx", "kr", "qr", "c2p", "p2c"}; }
+  void fill_extra(TensorMap& t, Rng& rng) const override {
+    t.at("kr").fill_uniform(rng, -1.0, 1.0);
+    t.at("qr").fill_uniform(rng, -1.0, 1.0);
+    store_rel_thresholds(t.at("deberta_thresholds"), thresholds_);
+  }
+  void extra_push(PushConstants& push) const override {
+    push.u32(static_cast<uint32_t>(rows_.lo)).u32(static_cast<uint32_t>(rows_.width)).u32(2u * buckets_);
+  }
+  std::vector<uint32_t> flash_spec_constants() const override { return {tables_.c2p ? 1u : 0u, tables_.p2c ? 1u : 0u}; }
+
+  // Reference: both terms per score from the pair's q and k rows, straight
+  // from the definition.
+  AttnRefTerms reference_terms(const TensorMap& t) const override {
+    AttnRefTerms terms;
+    terms.score = [this, kr = t.at("kr").to_f64(), qr = t.at("qr").to_f64()](int64_t h, int64_t qpos, int64_t kpos,
+                                                                             const double* q, const double* k) {
+      const int64_t D = shape_.dim;
+      const int64_t row = h * 2 * buckets_ + idx_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
+      const double* a = &kr[static_cast<size_t>(row * D)];
+      const double* b = &qr[static_cast<size_t>(row * D)];
+      double c2p = 0, p2c = 0;
+      for (int64_t c = 0; c < D; ++c) {
+        c2p += q[c] * a[c];
+        p2c += k[c] * b[c];
+      }
+      return shape_.scale * (c2p + p2c);
+    };
+    return terms;
+  }
+  double reference_extra_cost_per_key() const override { return 8.0 * static_cast<double>(shape_.dim); }
+
+  double extra_flops() const override {
+    // The two terms where they are cheapest, whichever implementation runs:
+    // q.kr for every (row, kr row in use) or every score, whichever is
+    // fewer (likewise k.qr per key), D multiply-adds each; then two adds per
+    // score.
+    const AttnShape& s = shape_;
+    const double bh = static_cast<double>(s.batch * s.heads), D = static_cast<double>(s.dim);
+    const double c2p = bh * static_cast<double>(s.seq) * static_cast<double>(std::min(rows_.width, s.kv_seq));
+    const double p2c = bh * static_cast<double>(s.kv_seq) * static_cast<double>(std::min(rows_.width, s.seq));
+    return 2 * D * (c2p + p2c) + 2 * s.scores();
+  }
+
+  ScoreError extra_score_error() const override {
+    // Each position term is an f32 dot product of D terms with entries in
+    // [-1, 1] after scaling one side: scale D^2 u + scale D u (as q.k's).
+    // The three terms are summed (two roundings of at most 3 scale D) and
+    // widen the scores' spread by 2 * 2 scale D, which the exp error
+    // (3 + 2|x|) ulp sees.
+    const double u = std::ldexp(1.0, -24);
+    const double D = static_cast<double>(shape_.dim), sc = std::fabs(shape_.scale);
+    ScoreError err;
+    err.abs = 2 * (sc * D * D * u + sc * D * u) + 2 * u * 3 * sc * D + 2 * (4 * sc * D) * 2 * u;
+    err.model = "(c2p, p2c dots 2 scale D^2 u, sums, spread)";
+    return err;
+  }
+
+ private:
+  // The idx table (attn_deberta_idx.comp): entry e = deberta_idx(delta =
+  // (M-1) - e), the layout of deberta_idx_table.
+  void record_idx(Recorder& rec) const {
+    const AttnShape& s = shape_;
+    const int64_t length = s.kv_seq + s.seq - 1;
+    PushConstants push;
+    push.u32(static_cast<uint32_t>(length))
+        .u32(static_cast<uint32_t>(s.kv_seq))
+        .u32(static_cast<uint32_t>(buckets_))
+        .u32(static_cast<uint32_t>(thresholds_.size()));
+    rec.dispatch(grid_dispatch(rec, "attn_deberta_idx", {"deberta_thresholds", "deberta_idx"}, length, push));
+  }
+
+  // One table (attn_deberta_rel.comp): scale x.rel[h, lo + w] for every row
+  // of x (q or k, `x_heads` heads of `rows` rows) and query head h.
+  void record_table(Recorder& rec, const std::string& x, const std::string& rel, const std::string& out,
+                    int64_t x_heads, int64_t rows) const {
+    const AttnShape& s = shape_;
+    // Rows per invocation and workgroup size as the flash kernel's (flash_tiles).
+    const int64_t d4 = ceil_div(s.dim, 4);
+    const bool cpu = rec.launch().is_cpu();
+    const uint32_t slots = cpu ? static_cast<uint32_t>(std::clamp<int64_t>(kFlashCpuRowChunks / d4, 1, 8)) : 1u;
+    const uint32_t wg = rec.launch().workgroup_size(cpu ? 128 / slots : 64);
+    const int64_t row_tiles = ceil_div(rows, int64_t{wg} * slots);
+    const int64_t row_groups = row_tiles * s.batch * s.heads;
+    const int64_t chunks = std::clamp<int64_t>(ceil_div(kTableTargetGroups, row_groups), 1,
+                                               std::max<int64_t>(1, rows_.width / kTableMinColumns));
+    const int64_t columns = ceil_div(rows_.width, chunks);
+    // One loop over the columns per invocation (2S <= 8192 of them).
+    if (LaunchPlanner::loop_cost(static_cast<uint64_t>(columns)) > rec.launch().max_loop_iterations()) {
+      throw Unsupported(fmt::format("deberta: {} table columns per invocation exceed the loop budget", columns));
+    }
+    PushConstants push;
+    push.u32(static_cast<uint32_t>(s.heads))
+        .u32(static_cast<uint32_t>(x_heads))
+        .u32(static_cast<uint32_t>(rows))
+        .u32(2u * buckets_)
+        .u32(static_cast<uint32_t>(rows_.lo))
+        .u32(static_cast<uint32_t>(rows_.width))
+        .u32(static_cast<uint32_t>(columns))
+        .f32(static_cast<float>(s.scale));
+    Dispatch d;
+    d.shader = "attn_deberta_rel";
+    d.buffers = {x, rel, out};
+    // GPUs: a row longer than 32 chunks held in registers spills (navi21, D 256).
+    const bool x_in_regs = cpu || d4 <= 32;
+    d.spec_constants = {wg, static_cast<uint32_t>(s.dim), s.dim % 4 == 0 ? 1u : 0u, slots, x_in_regs ? 1u : 0u};
+    d.push = push;
+    d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.heads),
+                static_cast<uint32_t>(ceil_div(rows_.width, columns))};
+    rec.dispatch(d);
+  }
+
+  int buckets_, max_position_;
+  RelRows rows_;
+  Tables tables_;
+  std::vector<uint32_t> thresholds_;  // deberta_log_thresholds for idx, for the pre-pass
+  std::vector<int32_t> idx_;          // deberta_idx_table (reference): entry j - i' + M - 1
+};
+
+class AttnDeberta : public Variant {
+ public:
+  std::string id() const override { return "attn.deberta"; }
+  std::string summary() const override { return "DeBERTa disentangled attention (c2p and p2c, log buckets)"; }
+  std::vector<std::string> impls() const override { return {"naive", "flash"}; }
+  std::vector<ParamSpec> params() const override {
+    std::vector<ParamSpec> specs = attn_params("1/sqrt(3*dim)");
+    specs.push_back(int_param("position_buckets", 256, "DeBERTa bucket size S (kr/qr have 2S rows per head)"));
+    specs.push_back(int_param("max_relative_positions", 512, "DeBERTa max position P of the log buckets"));
+    return specs;
+  }
+  void resolve(Params& p) const override {
+    resolve_attn_params(p, 1.0 / std::sqrt(3.0 * static_cast<double>(p.i("dim"))));
+    check_deberta_params(int_param_value(p, "position_buckets"), int_param_value(p, "max_relative_positions"));
+    rel_table_length(p.i("seq"), p.i("kv_seq"));
+    require_u32_items(p.i("heads") * 2 * p.i("position_buckets") * p.i("dim"), "kr");
+    const Tables t = choose_tables(p);
+    const int64_t width = rel_rows(p).width;
+    for (const auto& [used, bytes, what] : {std::make_tuple(t.c2p, c2p_bytes(p, width), "c2p [B,H,N,R]"),
+                                            std::make_tuple(t.p2c, p2c_bytes(p, width), "p2c [B,H,M,R]")}) {
+      if (used && bytes > kTableBytes) {
+        throw CaseRejected(
+            fmt::format("naive: the {} table (R={}) needs {} bytes, more than a storage buffer's "
+                        "guaranteed {}",
+                        what, width, bytes, kTableBytes));
+      }
+    }
+  }
+  std::unique_ptr<Case> make(const Params& p) const override { return std::make_unique<AttnDebertaCase>(p); }
+};
+
+PEBENCH_REGISTER_VARIANT(AttnDeberta);
+
+}  // namespace
+}  // namespace pebench

@@ -1,0 +1,142 @@
+// attn.rope: q rotated at its position i', k at j (rope.apply's styles,
+// rotary_dim and scalings, encodings.md section 2), then plain attention.
+// flash rotates inside the fused kernel; naive rotates q and k into f32
+// copies first, as a straightforward implementation would.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "harness/contract/registry.h"
+#include "suites/attn/attn_common.h"
+#include "suites/common/phase.h"
+#include "suites/rope/rope_scaling.h"
+
+namespace pebench {
+namespace {
+
+class AttnRopeCase : public AttnCase {
+ public:
+  explicit AttnRopeCase(const Params& p)
+      : AttnCase(p),
+        spec_(rope_spec(p)),
+        // Dynamic NTK's L: the keys span M positions.
+        inv_freq_(rope_inv_freq(spec_, shape_.kv_seq)) {
+    plan();
+  }
+
+ protected:
+  std::string kernel() const override { return "rope"; }
+  std::string naive_scores_shader() const override { return "attn_scores_nope"; }  // on q_rot, k_rot
+
+  std::vector<TensorDesc> extra_tensors() const override {
+    const AttnShape& s = shape_;
+    std::vector<TensorDesc> t{tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]")};
+    if (!flash_) {
+      t.push_back(tensor("q_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"));
+      t.push_back(
+          tensor("k_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"));
+    }
+    return t;
+  }
+  // The naive score pass reads pre-rotated q and k and needs no table.
+  std::vector<std::string> extra_bindings() const override { return flash_ ? std::vector<std::string>{"freq"} : std::vector<std::string>{}; }
+
+  void fill_extra(TensorMap& t, Rng& rng) const override {
+    HostTensor& freq = t.at("freq");
+    for (size_t i = 0; i < inv_freq_.size(); ++i) {
+      const auto [lo, hi] = turn_fraction_q64(inv_freq_[i]);
+      freq.set(static_cast<int64_t>(2 * i), static_cast<int32_t>(lo));
+      freq.set(static_cast<int64_t>(2 * i + 1), static_cast<int32_t>(hi));
+    }
+  }
+
+  void extra_push(PushConstants& push) const override {
+    if (flash_) push.f32(static_cast<float>(spec_.attention_factor));
+  }
+  std::vector<uint32_t> flash_spec_constants() const override {
+    return {static_cast<uint32_t>(spec_.rotary_dim), spec_.neox ? 1u : 0u};
+  }
+
+  NaiveQK record_naive_prepass(Recorder& rec) const override {
+    const AttnShape& s = shape_;
+    const int64_t per_row = spec_.rotary_dim / 2 + (s.dim - spec_.rotary_dim);
+    auto rotate = [&](const std::string& in, const std::string& out, int64_t rows, int64_t seq, int64_t offset) {
+      PushConstants push;
+      push.u32(static_cast<uint32_t>(rows))
+          .u32(static_cast<uint32_t>(seq))
+          .u32(static_cast<uint32_t>(s.dim))
+          .u32(static_cast<uint32_t>(spec_.rotary_dim))
+          .u32(static_cast<uint32_t>(offset))
+          .u32(spec_.neox ? 1 : 0)
+          .f32(static_cast<float>(spec_.attention_factor));
+      rec.dispatch(grid_dispatch(rec, "attn_rope_qk", {in, "freq", out}, rows * per_row, push));
+    };
+    rotate("q", "q_rot", s.batch * s.heads * s.seq, s.seq, s.kv_seq - s.seq);  // i' = i + M - N
+    rotate("k", "k_rot", s.batch * s.kv_heads * s.kv_seq, s.kv_seq, 0);
+    rec.barrier();
+    return {"q_rot", "k_rot", DType::kF32};
+  }
+
+  AttnRefTerms reference_terms(const TensorMap&) const override {
+    AttnRefTerms terms;
+    terms.q = [this](int64_t, int64_t qpos, double* q) { rotate(q, qpos); };
+    terms.k = [this](int64_t, int64_t kpos, double* k) { rotate(k, kpos); };
+    return terms;
+  }
+  double reference_extra_cost_per_key() const override { return 20.0 * static_cast<double>(spec_.rotary_dim); }
+
+  double extra_flops() const override {
+    // Per rotated pair: two outputs of two multiply-adds (plus the attention
+    // factor when it is not 1), for every q row and every k row once.
+    const AttnShape& s = shape_;
+    const double per_pair = spec_.attention_factor != 1.0 ? 6.0 : 4.0;
+    const double rows = static_cast<double>(s.batch * s.heads * s.seq + s.batch * s.kv_heads * s.kv_seq);
+    return 2.0 * per_pair * rows * static_cast<double>(spec_.rotary_dim / 2);
+  }
+
+  double qk_max() const override { return std::sqrt(2.0) * std::max(1.0, spec_.attention_factor); }
+
+  ScoreError extra_score_error() const override {
+    // Vulkan only guarantees sin and cos to 2^-11 absolute on [-pi, pi]; the
+    // exact-phase angle adds 2 pi 2^-25. Independent errors e on (c, s) give
+    // rotated components of inputs uniform in [-1, 1] an rms error
+    // f e sqrt(2/3), so a score's error has rms scale f^2 e sqrt(R) 2/3.
+    const double e = std::ldexp(1.0, -11) + 2 * M_PI * std::ldexp(1.0, -25);
+    const double f = spec_.attention_factor;
+    ScoreError err;
+    err.rms = std::fabs(shape_.scale) * f * f * e * std::sqrt(static_cast<double>(spec_.rotary_dim)) * 2.0 / 3.0;
+    err.model = "(RoPE sin/cos 2^-11)";
+    return err;
+  }
+
+ private:
+  void rotate(double* x, int64_t pos) const {
+    std::vector<double> in(x, x + shape_.dim);
+    rope_rotate(in.data(), x, shape_.dim, spec_, inv_freq_, static_cast<double>(pos));
+  }
+
+  RopeSpec spec_;
+  std::vector<double> inv_freq_;
+};
+
+class AttnRope : public Variant {
+ public:
+  std::string id() const override { return "attn.rope"; }
+  std::string summary() const override { return "attention with rotary position embedding fused in (RoFormer)"; }
+  std::vector<std::string> impls() const override { return {"naive", "flash"}; }
+  std::vector<ParamSpec> params() const override {
+    std::vector<ParamSpec> specs = attn_params();
+    for (auto& s : rope_params()) specs.push_back(std::move(s));
+    return specs;
+  }
+  void resolve(Params& p) const override {
+    resolve_attn_params(p, 1.0 / std::sqrt(static_cast<double>(p.i("dim"))));
+    resolve_rope_params(p, p.i("dim"));
+  }
+  std::unique_ptr<Case> make(const Params& p) const override { return std::make_unique<AttnRopeCase>(p); }
+};
+
+PEBENCH_REGISTER_VARIANT(AttnRope);
+
+}  // namespace
+}  // namespace pebench

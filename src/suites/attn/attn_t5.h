@@ -1,0 +1,75 @@
+// The T5 relative-position bias (encodings.md section 3) that attn.t5 and
+// attn.tupe share: bias_table[bucket(j - i'), h] added to the score, with
+// the exact T5 bucket of rel_buckets.h.
+//
+// The bias depends on (h, j - i') only, so a small pre-pass
+// (attn_t5_bias.comp) writes it once per head and distance,
+// rel_bias [H, M+N-1] (f32), from bias_table and the bucket that
+// rel_buckets.glsl's t5_bucket computes from the host's threshold list
+// (exact integers, no float log); both kernels then read one float per
+// score, rel_bias[h, j - i' + M - 1] (t5_hooks.glsl). The host's
+// t5_bucket_table serves the reference only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/contract/params.h"
+#include "harness/contract/variant.h"
+#include "suites/attn/attn_common.h"
+
+namespace pebench {
+
+// num_buckets (32), max_distance (128), bidirectional (derived: !causal).
+std::vector<ParamSpec> t5_bias_params();
+// Fills bidirectional and rejects bucket parameters the bucket cannot use
+// (check_t5_params), naming the value.
+void resolve_t5_bias_params(Params& p);
+
+class T5Bias {
+ public:
+  // Range of the generated bias_table entries (uniform in [-kRange, kRange]).
+  static constexpr double kRange = 1.0;
+
+  T5Bias(const Params& p, const AttnShape& s);
+
+  // bias_table [nb,H] (input, storage dtype), t5_thresholds (i32 constant,
+  // t5_thresholds()), rel_bias [H, M+N-1] (f32 scratch, what the kernels
+  // read).
+  std::vector<TensorDesc> tensors() const;
+  void fill(TensorMap& t, Rng& rng) const;
+  // The pre-pass that writes rel_bias; the caller adds the barrier.
+  void record(Recorder& rec) const;
+
+  // Reference: the bias of (h, i', j) from bias_table as stored in t.
+  std::function<double(int64_t h, int64_t qpos, int64_t kpos)> reference_bias(const TensorMap& t) const;
+
+  int num_buckets() const { return num_buckets_; }
+
+ private:
+  AttnShape shape_;
+  bool bidirectional_;
+  int num_buckets_, max_distance_;
+  std::vector<uint32_t> thresholds_;   // t5_thresholds, for the pre-pass
+  std::vector<int32_t> buckets_;       // t5_bucket_table (reference): entry j - i' + M - 1
+};
+
+// An attention case whose scores add the T5 bias (attn.t5, attn.tupe):
+// record() runs the bias pre-pass, a barrier, then the attention.
+class T5BiasedAttnCase : public AttnCase {
+ public:
+  explicit T5BiasedAttnCase(const Params& p) : AttnCase(p), t5_(p, shape_) {}
+
+  void record(Recorder& rec) const override {
+    t5_.record(rec);
+    rec.barrier();
+    AttnCase::record(rec);
+  }
+
+ protected:
+  T5Bias t5_;
+};
+
+}  // namespace pebench

@@ -1,0 +1,142 @@
+// rope.apply: rotary position embedding applied to q or k (encodings.md
+// section 2), both pair styles, a partial rotary_dim and all five scalings.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/contract/registry.h"
+#include "suites/common/phase.h"
+#include "suites/common/suite_util.h"
+#include "suites/rope/rope_scaling.h"
+
+namespace pebench {
+namespace {
+
+class RopeApplyCase : public Case {
+ public:
+  explicit RopeApplyCase(const Params& p)
+      : dtype_(p.dtype()),
+        batch_(p.i("batch")),
+        heads_(p.i("heads")),
+        seq_(p.i("seq")),
+        dim_(p.i("dim")),
+        offset_(p.i("offset")),
+        spec_(rope_spec(p)),
+        // Dynamic NTK's L: every position up to offset + seq has been seen.
+        inv_freq_(rope_inv_freq(spec_, offset_ + seq_)) {}
+
+  std::vector<TensorDesc> tensors() const override {
+    const std::vector<int64_t> shape{batch_, heads_, seq_, dim_};
+    return {tensor("x", TensorRole::kInput, dtype_, shape, "[B,H,N,D]"),
+            tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]"),
+            tensor("y", TensorRole::kOutput, dtype_, shape, "[B,H,N,D]")};
+  }
+
+  void fill_inputs(TensorMap& t, Rng& rng) const override {
+    t.at("x").fill_uniform(rng, -1.0, 1.0);
+    HostTensor& freq = t.at("freq");
+    for (size_t i = 0; i < inv_freq_.size(); ++i) {
+      const auto [lo, hi] = turn_fraction_q64(inv_freq_[i]);
+      freq.set(static_cast<int64_t>(2 * i), static_cast<int32_t>(lo));
+      freq.set(static_cast<int64_t>(2 * i + 1), static_cast<int32_t>(hi));
+    }
+  }
+
+  int64_t reference_rows() const override { return batch_ * heads_ * seq_; }
+  double reference_row_cost() const override { return 40.0 * static_cast<double>(dim_); }
+
+  void reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const override {
+    const HostTensor& x = t.at("x");
+    std::vector<double> in(static_cast<size_t>(dim_));
+    for (int64_t r : rows) {
+      for (int64_t c = 0; c < dim_; ++c) in[static_cast<size_t>(c)] = x.get(r * dim_ + c);
+      rope_rotate(in.data(), ref.row("y", r), dim_, spec_, inv_freq_, static_cast<double>(offset_ + r % seq_));
+    }
+  }
+
+  void record(Recorder& rec) const override {
+    const int64_t R = spec_.rotary_dim;
+    const bool vec4 = dim_ % 4 == 0 && R % (spec_.neox ? 8 : 4) == 0;
+    const int64_t rot_items = vec4 ? (spec_.neox ? R / 8 : R / 4) : R / 2;
+    const int64_t pass_items = vec4 ? (dim_ - R) / 4 : dim_ - R;
+    // An item: one position and dim group in a chunk of rows (B*H of them),
+    // sharing its sin and cos across the chunk. On a CPU device, where sin
+    // and cos cost many loads, 8 rows; on a GPU 1 (parallelism matters more).
+    const int64_t rows = batch_ * heads_;
+    const int64_t rows_per_item = std::min<int64_t>(rec.launch().is_cpu() ? 8 : 1, rows);
+    PushConstants push;
+    push.u32(static_cast<uint32_t>(rows))
+        .u32(static_cast<uint32_t>(seq_))
+        .u32(static_cast<uint32_t>(dim_))
+        .u32(static_cast<uint32_t>(R))
+        .u32(static_cast<uint32_t>(offset_))
+        .u32(spec_.neox ? 1 : 0)
+        .f32(static_cast<float>(spec_.attention_factor))
+        .u32(static_cast<uint32_t>(rows_per_item));
+    const int64_t items = (rows + rows_per_item - 1) / rows_per_item * seq_ * (rot_items + pass_items);
+    const auto loop = static_cast<uint32_t>(rows_per_item);
+    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, items, push, loop);
+    d.spec_constants.push_back(vec4 ? 1 : 0);
+    // One item per invocation: an item already loops over its rows, and
+    // on lavapipe invocations that loop over several items were slower
+    // (CPU time per execution, seq 4096 H 8 D 64 f32: 4 items each 1.7x one).
+    d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0], loop);
+    rec.dispatch(d);
+  }
+
+  Cost cost() const override {
+    // Per rotated pair: two outputs of two multiply-adds each (plus the
+    // attention factor when it is not 1).
+    const double per_pair = spec_.attention_factor != 1.0 ? 6.0 : 4.0;
+    return {io_bytes(tensors()),
+            2.0 * per_pair * static_cast<double>(batch_ * heads_ * seq_ * spec_.rotary_dim / 2)};
+  }
+
+  Tolerance tolerance() const override {
+    // Angle error: the fixed-point phase rounds to 2^-25 of a turn, and the
+    // 64-bit frequency carries p * 2^-65 turns: this is where error grows
+    // with position, negligibly up to p = 2^32. Vulkan only guarantees sin
+    // and cos to 2^-11 absolute on [-pi, pi]; |x| < 1, rms^2 = 1/3.
+    const double p_max = static_cast<double>(offset_ + seq_);
+    const double angle = 2 * M_PI * (std::ldexp(1.0, -25) + p_max * std::ldexp(1.0, -65));
+    Tolerance t = rounding_tolerance(dtype_, 4, "");
+    const double f = spec_.attention_factor;
+    t.nmse += 4 * f * f * (angle * angle + 2 * trig_nmse(1.0 / 3));
+    t.model = fmt::format("angle error {:.2g} rad at p <= {} + Vulkan sin/cos (2^-11 abs) + output rounding", angle,
+                          static_cast<int64_t>(p_max));
+    return t;
+  }
+
+ private:
+  DType dtype_;
+  int64_t batch_, heads_, seq_, dim_, offset_;
+  RopeSpec spec_;
+  std::vector<double> inv_freq_;
+};
+
+class RopeApply : public Variant {
+ public:
+  std::string id() const override { return "rope.apply"; }
+  std::string summary() const override { return "rotary position embedding of q or k (RoFormer; NeoX/GPT-J styles)"; }
+  std::vector<ParamSpec> params() const override {
+    std::vector<ParamSpec> specs{shape::batch(), shape::heads(), shape::seq(), shape::dim(),
+                                 int_param("offset", 0, "absolute position of the first token (p = offset + n)")};
+    for (auto& s : rope_params()) specs.push_back(std::move(s));
+    return specs;
+  }
+  void resolve(Params& p) const override {
+    if (p.i("offset") < 0) throw CaseRejected(fmt::format("offset={} must not be negative", p.i("offset")));
+    if (p.i("offset") + p.i("seq") > (int64_t{1} << 31)) {
+      throw CaseRejected(fmt::format("offset={} + seq={} exceeds 2^31 positions", p.i("offset"), p.i("seq")));
+    }
+    resolve_rope_params(p, p.i("dim"));
+    require_u32_items(p.i("batch") * p.i("heads") * p.i("seq") * p.i("dim"), "x");
+  }
+  std::unique_ptr<Case> make(const Params& p) const override { return std::make_unique<RopeApplyCase>(p); }
+};
+
+PEBENCH_REGISTER_VARIANT(RopeApply);
+
+}  // namespace
+}  // namespace pebench
