@@ -5,8 +5,6 @@
 // decode (direct mode with key splits).
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "harness/contract/registry.h"
 #include "test_util.h"
 
@@ -15,38 +13,15 @@ namespace {
 
 GpuContext& desktop() { return test::gpu_as("desktop-gpu"); }
 
-// A desktop GPU without subgroup shuffles (basic, vote and arithmetic only):
+// desktop-gpu without subgroup shuffles (basic, vote and arithmetic only):
 // the GPU flash kernel reduces its split dots through shared memory instead
 // (the attn_flash_gpusm_* builds).
 GpuContext& desktop_without_shuffles() {
-  static const std::string path = [] {
-    const std::string file = test::temp_dir("no-shuffle-profile") + "/desktop-no-shuffle.json";
-    std::ofstream(file) << R"({
-  "capabilities": { "gpu": {
-    "features": {
-      "VkPhysicalDeviceFeatures": { "shaderInt64": true, "shaderFloat64": true },
-      "VkPhysicalDevice16BitStorageFeatures": { "storageBuffer16BitAccess": true },
-      "VkPhysicalDeviceShaderFloat16Int8Features": { "shaderFloat16": true, "shaderInt8": true },
-      "VkPhysicalDevice8BitStorageFeatures": { "storageBuffer8BitAccess": true },
-      "VkPhysicalDeviceSubgroupSizeControlFeatures": { "subgroupSizeControl": true, "computeFullSubgroups": true }
-    },
-    "properties": {
-      "VkPhysicalDeviceProperties": {
-        "deviceType": "VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU",
-        "limits": { "maxComputeSharedMemorySize": 49152, "maxComputeWorkGroupInvocations": 1024,
-                    "maxComputeWorkGroupSize": [1024, 1024, 64], "maxPushConstantsSize": 256 }
-      },
-      "VkPhysicalDeviceSubgroupProperties": {
-        "supportedOperations": ["VK_SUBGROUP_FEATURE_BASIC_BIT", "VK_SUBGROUP_FEATURE_VOTE_BIT",
-                                "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT"]
-      }
-    }
-  } },
-  "profiles": { "desktop-no-shuffle": { "capabilities": ["gpu"] } }
-})";
-    return file;
-  }();
-  return test::gpu_as(path);
+  DeviceProfile profile = load_profile("desktop-gpu");
+  profile.name = "desktop-gpu without shuffles";
+  profile.subgroup_operations = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  return test::gpu_as(profile);
 }
 
 std::vector<std::string> variant_ids(const std::string& family) {

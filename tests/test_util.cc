@@ -91,6 +91,13 @@ GpuContext& gpu_as(const std::string& profile) {
   return *slot;
 }
 
+GpuContext& gpu_as(const DeviceProfile& profile) {
+  ensure_open();
+  auto& slot = shared().emulated["built in a test: " + profile.name];
+  if (!slot) slot = GpuContext::Create(*shared().instance, apply_profile(gpu().info(), profile)).value();
+  return *slot;
+}
+
 void expect_no_validation_errors(uint64_t before) {
   const uint64_t now = instance().validation_error_count();
   const auto messages = instance().validation_messages();

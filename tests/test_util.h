@@ -11,6 +11,7 @@
 
 #include "harness/contract/variant.h"
 #include "harness/engine/case_run.h"
+#include "harness/engine/device_profile.h"
 #include "harness/engine/gpu_context.h"
 #include "harness/engine/sweep.h"
 #include "harness/output/result.h"
@@ -26,6 +27,8 @@ GpuContext& gpu();
 // The test device as a device profile shows it (--emulate PROFILE): the
 // planner takes that profile's branches while the test device validates.
 GpuContext& gpu_as(const std::string& profile);
+// The same for a profile built in the test (one context per profile name).
+GpuContext& gpu_as(const DeviceProfile& profile);
 
 // Fails the current test if validation errors were reported since `before`.
 void expect_no_validation_errors(uint64_t before);
