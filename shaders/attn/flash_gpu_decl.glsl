@@ -64,29 +64,7 @@ const uint LC = (D4P + LANES - 1) / LANES;   // chunks per lane
 #endif
 const uint QW = ATTN_PARTS * D4P;  // partials' chunks per row (attn_combine)
 
-layout(std430, binding = 0) readonly buffer Q { STORAGE_T q[]; };
-layout(std430, binding = 0) readonly buffer QV { ATTN_CHUNK_T q_c[]; };
-layout(std430, binding = 1) readonly buffer K { STORAGE_T k[]; };
-layout(std430, binding = 1) readonly buffer KV { ATTN_CHUNK_T k_c[]; };
-layout(std430, binding = 2) readonly buffer V { STORAGE_T v[]; };
-layout(std430, binding = 2) readonly buffer VV { ATTN_CHUNK_T v_c[]; };
-layout(std430, binding = 3) writeonly buffer O { STORAGE_T o[]; };
-layout(std430, binding = 3) writeonly buffer OV { ATTN_CHUNK_T o_c[]; };
-layout(std430, binding = 4) writeonly buffer PartML { vec2 part_ml[]; };
-layout(std430, binding = 5) writeonly buffer PartAcc { vec4 part_acc[]; };
-#define ATTN_EXTRA_BINDING0 6
-
-#ifndef ATTN_EXTRA_PUSH
-#define ATTN_EXTRA_PUSH
-#endif
-
-layout(push_constant) uniform Push {
-  ATTN_PUSH_SHAPE
-  uint keys_per_split;
-  uint splits;
-  uint total_rows;
-  ATTN_EXTRA_PUSH
-} pc;
+#include "attn/flash_io.glsl"
 
 // Staged K/V tiles, key j's part p at (j ATTN_PARTS + p) D4P (f32: the K
 // transform's output is not rounded).

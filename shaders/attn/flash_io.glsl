@@ -1,0 +1,35 @@
+// The flash kernels' tensors and push constants, shared by the CPU build
+// (flash_decl.glsl) and the GPU build (flash_gpu_decl.glsl): q, k, v and o
+// as scalars and as ATTN_CHUNK_T chunks, the split-K partials, the first
+// binding a variant's own tensors take, and the push block. Include after
+// STORAGE_T, ATTN_CHUNK_T and ATTN_PUSH_SHAPE are defined.
+#ifndef ATTN_FLASH_IO_GLSL
+#define ATTN_FLASH_IO_GLSL
+
+layout(std430, binding = 0) readonly buffer Q { STORAGE_T q[]; };
+layout(std430, binding = 0) readonly buffer QV { ATTN_CHUNK_T q_c[]; };
+layout(std430, binding = 1) readonly buffer K { STORAGE_T k[]; };
+layout(std430, binding = 1) readonly buffer KV { ATTN_CHUNK_T k_c[]; };
+layout(std430, binding = 2) readonly buffer V { STORAGE_T v[]; };
+layout(std430, binding = 2) readonly buffer VV { ATTN_CHUNK_T v_c[]; };
+layout(std430, binding = 3) writeonly buffer O { STORAGE_T o[]; };
+layout(std430, binding = 3) writeonly buffer OV { ATTN_CHUNK_T o_c[]; };
+// Split-K partials (flash-decoding), [splits, B*H*N]: (m, l) and the
+// unnormalised accumulator (QW chunks a row).
+layout(std430, binding = 4) writeonly buffer PartML { vec2 part_ml[]; };
+layout(std430, binding = 5) writeonly buffer PartAcc { vec4 part_acc[]; };
+#define ATTN_EXTRA_BINDING0 6
+
+#ifndef ATTN_EXTRA_PUSH
+#define ATTN_EXTRA_PUSH
+#endif
+
+layout(push_constant) uniform Push {
+  ATTN_PUSH_SHAPE
+  uint keys_per_split;  // keys of one split (all M when splits == 1)
+  uint splits;          // > 1: write partials for attn_combine
+  uint total_rows;      // B*H*N
+  ATTN_EXTRA_PUSH
+} pc;
+
+#endif
