@@ -42,4 +42,17 @@ vec4 attn_weight4(vec4 s, vec4 m) {
                4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
                4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
 
+// The inverse, a statement: stores vec4 `y` as chunk c of the row starting at
+// element `base`, dropping what lies past HEAD_DIM.
+#define ATTN_STORE_CHUNK(buf, bufc, base, c, y)                                          \
+  {                                                                                      \
+    if (VEC4) {                                                                          \
+      bufc[(base) / 4 + (c)] = ATTN_CHUNK_STORE(y);                                      \
+    } else {                                                                             \
+      [[unroll]] for (uint u = 0; u < 4; ++u) {                                          \
+        if (4 * (c) + u < HEAD_DIM) buf[(base) + 4 * (c) + u] = STORAGE_T((y)[u]);       \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
 #endif

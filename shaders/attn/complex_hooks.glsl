@@ -59,15 +59,7 @@ void complex_scores(out float dots[ROWS]) {
 #define ATTN_SCORES(kpos, dots) complex_scores(dots)
 #endif
 
-void complex_store_oi(uint base, uint c, vec4 y) {
-  if (VEC4) {
-    oi_c[base / 4 + c] = ATTN_CHUNK_STORE(y);
-  } else {
-    [[unroll]] for (uint u = 0; u < 4; ++u) {
-      if (4 * c + u < HEAD_DIM) oi[base + 4 * c + u] = STORAGE_T(y[u]);
-    }
-  }
-}
+void complex_store_oi(uint base, uint c, vec4 y) { ATTN_STORE_CHUNK(oi, oi_c, base, c, y); }
 
 #define ATTN_Q_PART(p, base, c) ATTN_LOAD_CHUNK(qi, qi_c, base, c)
 #define ATTN_K_PART(p, base, c) ATTN_LOAD_CHUNK(ki, ki_c, base, c)

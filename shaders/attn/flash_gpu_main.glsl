@@ -193,13 +193,7 @@ void gpu_store(uint qrow, uint split) {
     const uint c = gpu_chunk(t);
     if (c >= D4P) continue;
     const vec4 y = gpu_acc[t] * inv_l;
-    if (VEC4) {
-      o_c[obase / 4 + c] = ATTN_CHUNK_STORE(y);
-    } else {
-      [[unroll]] for (uint u = 0; u < 4; ++u) {
-        if (4 * c + u < HEAD_DIM) o[obase + 4 * c + u] = STORAGE_T(y[u]);
-      }
-    }
+    ATTN_STORE_CHUNK(o, o_c, obase, c, y);
 #if ATTN_PARTS > 1
     [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p) ATTN_STORE_PART(p, obase, c, gpu_acc[p * LC + t] * inv_l);
 #endif

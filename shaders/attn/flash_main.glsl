@@ -247,13 +247,7 @@ void main() {
       const uint obase = qrow * HEAD_DIM;
       [[unroll]] for (uint c = 0; c < D4P; ++c) {
         const vec4 y = attn_acc[r * QW + c] * inv_l;
-        if (VEC4) {
-          o_c[obase / 4 + c] = ATTN_CHUNK_STORE(y);
-        } else {
-          [[unroll]] for (uint u = 0; u < 4; ++u) {
-            if (4 * c + u < HEAD_DIM) o[obase + 4 * c + u] = STORAGE_T(y[u]);
-          }
-        }
+        ATTN_STORE_CHUNK(o, o_c, obase, c, y);
 #if ATTN_PARTS > 1
         ATTN_FOR_EXTRA_PARTS(p) ATTN_STORE_PART(p, obase, c, attn_acc[r * QW + p * D4P + c] * inv_l);
 #endif
