@@ -223,7 +223,9 @@ TEST(GbCli, CsvAndConsoleFormatsGoToStdout) {
     EXPECT_EQ(code, 0) << out;
     EXPECT_NE(out.find("abs.learned/default/f32/seq:16_median"), std::string::npos) << format << ":\n" << out;
     EXPECT_EQ(out.find("report:"), std::string::npos) << format << ": pebench's table on stdout:\n" << out;
-    if (format == "csv") EXPECT_EQ(out.rfind("name,iterations,real_time", 0), 0u) << out;
+    if (format == "csv") {
+      EXPECT_EQ(out.rfind("name,iterations,real_time", 0), 0u) << out;
+    }
   }
 }
 
