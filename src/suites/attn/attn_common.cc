@@ -320,7 +320,7 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
 
 void AttnCase::record(Recorder& rec) const {
   if (flash_) {
-    record_flash(rec);
+    record_flash(rec, {kernel()});
   } else {
     record_naive(rec);
   }
@@ -383,7 +383,7 @@ void AttnCase::record_naive(Recorder& rec) const {
   }
 }
 
-void AttnCase::record_flash(Recorder& rec) const {
+void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   const AttnShape& s = shape_;
   const FlashPlan& f = flash_plan_;
   const DeviceLimits& limits = rec.limits();
@@ -393,7 +393,7 @@ void AttnCase::record_flash(Recorder& rec) const {
                         subgroup.size, rec.launch().is_cpu(),
                         (subgroup.supported_operations & kSubgroupFeatureShuffle) != 0, subgroup.min_size};
   const FlashTiles tiles = flash_tiles(s, f, dev);
-  const uint64_t loops = flash_loop_iterations(f, tiles, flash_hook_loops());
+  const uint64_t loops = flash_loop_iterations(f, tiles, in.own_terms ? flash_hook_loops() : FlashHookLoops{});
   if (loops > rec.launch().max_loop_iterations()) {
     throw Unsupported(fmt::format(
         "flash: an invocation would run {} loop iterations over {} keys ({} keys per tile); this driver stops "
@@ -405,16 +405,20 @@ void AttnCase::record_flash(Recorder& rec) const {
   push.u32(static_cast<uint32_t>(f.keys_per_split))
       .u32(static_cast<uint32_t>(f.splits))
       .u32(static_cast<uint32_t>(s.q_rows()));
-  extra_push(push);
+  if (in.own_terms) extra_push(push);
   Dispatch d;
   const bool gpu = tiles.lanes > 0;
   d.shader = std::string(gpu ? (tiles.shared_reduce ? "attn_flash_gpusm_" : "attn_flash_gpu_") : "attn_flash_") +
-             kernel();
-  d.buffers = {"q", "k", "v", "o", "part_ml", "part_acc"};
-  for (auto& e : extra_bindings()) d.buffers.push_back(e);
+             in.kernel;
+  d.buffers = {in.q, in.k, "v", "o", "part_ml", "part_acc"};
+  if (in.own_terms) {
+    for (auto& e : extra_bindings()) d.buffers.push_back(e);
+  }
   d.spec_constants = {tiles.invocations, static_cast<uint32_t>(s.dim), tiles.keys, s.dim % 4 == 0 ? 1u : 0u,
                       gpu ? tiles.lanes : tiles.row_slots, f.direct ? 1u : 0u};
-  for (uint32_t c : flash_spec_constants()) d.spec_constants.push_back(c);
+  if (in.own_terms) {
+    for (uint32_t c : flash_spec_constants()) d.spec_constants.push_back(c);
+  }
   d.push = push;
   // Staged slots by head: each head's rows padded to a multiple of the slots.
   const int64_t grid_rows =

@@ -255,9 +255,19 @@ class AttnCase : public Case {
   AttnShape shape_;
   bool flash_;  // impl=flash (else naive)
 
+  // What the flash dispatch runs on: by default the case's own kernel on q
+  // and k with its own terms; a variant that transforms q and k in a
+  // pre-pass runs another kernel (without this variant's terms) on its
+  // scratch copies.
+  struct FlashInputs {
+    std::string kernel;
+    std::string q = "q", k = "k";
+    bool own_terms = true;  // extra bindings, push and spec constants, hook loops
+  };
+  void record_flash(Recorder& rec, const FlashInputs& in) const;
+
  private:
   void record_naive(Recorder& rec) const;
-  void record_flash(Recorder& rec) const;
 
   FlashPlan flash_plan_;
   int64_t slices_per_pass_ = 1;

@@ -1,7 +1,12 @@
 // attn.rope: q rotated at its position i', k at j (rope.apply's styles,
 // rotary_dim and scalings, encodings.md section 2), then plain attention.
-// flash rotates inside the fused kernel; naive rotates q and k into f32
-// copies first, as a straightforward implementation would.
+// naive rotates q and k into f32 copies first, as a straightforward
+// implementation would; so does flash in f32 on a CPU device, then runs
+// attn.nope's flash kernel on the copies (as inference engines apply RoPE
+// before attention): the fused kernel rotates every K tile once per block
+// of query rows, which on lavapipe cost 76% over attn.nope at N = M = 2048.
+// Elsewhere (f16, whose copies would round the rotated values, and GPUs,
+// where the rotation rides the loads) flash rotates inside the fused kernel.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -31,7 +36,7 @@ class AttnRopeCase : public AttnCase {
   std::vector<TensorDesc> extra_tensors() const override {
     const AttnShape& s = shape_;
     std::vector<TensorDesc> t{tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]")};
-    if (!flash_) {
+    if (!flash_ || s.dtype == DType::kF32) {
       t.push_back(tensor("q_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"));
       t.push_back(
           tensor("k_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"));
@@ -57,7 +62,22 @@ class AttnRopeCase : public AttnCase {
     return {static_cast<uint32_t>(spec_.rotary_dim), spec_.neox ? 1u : 0u};
   }
 
+  void record(Recorder& rec) const override {
+    if (!(flash_ && rec.launch().is_cpu() && shape_.dtype == DType::kF32)) {
+      AttnCase::record(rec);
+      return;
+    }
+    record_rotations(rec);
+    record_flash(rec, {"nope", "q_rot", "k_rot", false});
+  }
+
   NaiveQK record_naive_prepass(Recorder& rec) const override {
+    record_rotations(rec);
+    return {"q_rot", "k_rot", DType::kF32};
+  }
+
+  // q and k rotated into the f32 copies q_rot and k_rot.
+  void record_rotations(Recorder& rec) const {
     const AttnShape& s = shape_;
     const int64_t per_row = spec_.rotary_dim / 2 + (s.dim - spec_.rotary_dim);
     auto rotate = [&](const std::string& in, const std::string& out, int64_t rows, int64_t seq, int64_t offset) {
@@ -74,7 +94,6 @@ class AttnRopeCase : public AttnCase {
     rotate("q", "q_rot", s.batch * s.heads * s.seq, s.seq, s.kv_seq - s.seq);  // i' = i + M - N
     rotate("k", "k_rot", s.batch * s.kv_heads * s.kv_seq, s.kv_seq, 0);
     rec.barrier();
-    return {"q_rot", "k_rot", DType::kF32};
   }
 
   AttnRefTerms reference_terms(const TensorMap&) const override {
