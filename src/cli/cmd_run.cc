@@ -90,7 +90,6 @@ class RunCommand : public Command {
 
     // Google Benchmark flags: pebench applies the output, filter and listing
     // ones itself (harness/engine/gb_output.h), Google Benchmark the rest.
-    check_benchmark_flags(app.remaining());
     const GbFlags gb = parse_gb_flags(app.remaining());
     const int repetitions = preset && !gb.repetitions_given ? preset->repetitions : 0;
     if (!initialize_google_benchmark(gb, repetitions)) return 2;

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <charconv>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -45,21 +44,6 @@ void reject_empty_values(const CLI::App& app) {
       if (value.empty()) {
         throw UsageError(fmt::format("{}: empty value (leave the option out for its default)", opt->get_name()));
       }
-    }
-  }
-}
-
-void check_benchmark_flags(const std::vector<std::string>& flags) {
-  const std::string repetitions = "--benchmark_repetitions=";
-  for (const auto& flag : flags) {
-    if (flag.rfind(repetitions, 0) != 0) continue;
-    // Google Benchmark takes any 32-bit int here and reserves that many
-    // runs: -1 ends in std::length_error ("vector::reserve"), 0 runs nothing.
-    const std::string value = flag.substr(repetitions.size());
-    int n = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n < 1) {
-      throw UsageError(fmt::format("{}: must be a whole number from 1 to {}", flag, INT_MAX));
     }
   }
 }

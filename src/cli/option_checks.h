@@ -24,8 +24,5 @@ CLI::Validator whole_uint64();
 
 // Throws UsageError naming the first option of `app` given with an empty value.
 void reject_empty_values(const CLI::App& app);
-// Throws UsageError for a --benchmark_* flag whose value Google Benchmark
-// would accept and then fail on (--benchmark_repetitions below 1).
-void check_benchmark_flags(const std::vector<std::string>& flags);
 
 }  // namespace pebench

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -28,6 +30,17 @@ bool parse_bool(const std::string& flag, const std::string& v) {
 std::string checked_format(const std::string& flag, const std::string& v) {
   if (v == "console" || v == "json" || v == "csv") return v;
   throw UsageError(fmt::format("{}={}: expected console, json or csv", flag, v));
+}
+
+// Throws unless N of `arg` (--benchmark_repetitions=N) is a whole number from
+// 1 up. Google Benchmark takes any 32-bit int there and reserves that many
+// runs: -1 ends in std::length_error ("vector::reserve"), 0 runs nothing.
+void check_repetitions(const std::string& arg, const std::string& v) {
+  int n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1) {
+    throw UsageError(fmt::format("{}: must be a whole number from 1 to {}", arg, INT_MAX));
+  }
 }
 
 // The value of "--benchmark_x=value" if `arg` is flag `name`.
@@ -211,6 +224,10 @@ GbFlags parse_gb_flags(const std::vector<std::string>& args) {
     } else if (flag_value(a, "--benchmark_filter", v)) {
       f.filter = v;
       gb_filter_matches(f.filter, "");  // a bad expression is bad input now, not later
+    } else if (const std::string reps = "--benchmark_repetitions="; a.rfind(reps, 0) == 0) {
+      check_repetitions(a, a.substr(reps.size()));
+      f.repetitions_given = true;
+      f.passthrough.push_back(a);
     } else {
       f.min_time_given = f.min_time_given || a.rfind("--benchmark_min_time", 0) == 0;
       f.repetitions_given = f.repetitions_given || a.rfind("--benchmark_repetitions", 0) == 0;
