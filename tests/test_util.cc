@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -84,18 +85,20 @@ GpuContext& gpu() {
   return *shared().gpu;
 }
 
-GpuContext& gpu_as(const std::string& profile) {
+// The emulated context cached under `key`, made from `profile()` the first time.
+static GpuContext& emulated_context(const std::string& key, const std::function<DeviceProfile()>& profile) {
   ensure_open();
-  auto& slot = shared().emulated[profile];
-  if (!slot) slot = GpuContext::Create(*shared().instance, apply_profile(gpu().info(), load_profile(profile))).value();
+  auto& slot = shared().emulated[key];
+  if (!slot) slot = GpuContext::Create(*shared().instance, apply_profile(gpu().info(), profile())).value();
   return *slot;
 }
 
+GpuContext& gpu_as(const std::string& profile) {
+  return emulated_context(profile, [&] { return load_profile(profile); });
+}
+
 GpuContext& gpu_as(const DeviceProfile& profile) {
-  ensure_open();
-  auto& slot = shared().emulated["built in a test: " + profile.name];
-  if (!slot) slot = GpuContext::Create(*shared().instance, apply_profile(gpu().info(), profile)).value();
-  return *slot;
+  return emulated_context("built in a test: " + profile.name, [&] { return profile; });
 }
 
 void expect_no_validation_errors(uint64_t before) {
