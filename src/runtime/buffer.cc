@@ -64,41 +64,46 @@ Buffer::~Buffer() {
 
 namespace {
 
-Status copy_on_device(const Device& device, const Buffer& src, const Buffer& dst, size_t bytes) {
+Status copy_on_device(const Device& device, const Buffer& src, VkDeviceSize src_offset, const Buffer& dst,
+                      VkDeviceSize dst_offset, size_t bytes) {
   auto cmd = CommandBuffer::Create(device);
   PB_RETURN_IF_ERROR(cmd.status());
   CommandBuffer& c = *cmd.value();
   PB_RETURN_IF_ERROR(c.begin());
-  c.copy(src, dst, bytes);
+  c.copy(src, src_offset, dst, dst_offset, bytes);
   PB_RETURN_IF_ERROR(c.end());
   return c.submit_and_wait();
 }
 
 }  // namespace
 
-Status upload(const Device& device, Buffer& dst, const void* data, size_t bytes) {
+Status upload(const Device& device, Buffer& dst, const void* data, size_t bytes, VkDeviceSize offset) {
   if (bytes == 0) return Status();
-  if (bytes > dst.size()) return Status::error(fmt::format("upload of {} bytes into a {}-byte buffer", bytes, dst.size()));
+  if (offset > dst.size() || bytes > dst.size() - offset) {
+    return Status::error(fmt::format("upload of {} bytes at {} into a {}-byte buffer", bytes, offset, dst.size()));
+  }
   if (dst.mapped()) {
-    std::memcpy(dst.mapped(), data, bytes);
+    std::memcpy(static_cast<char*>(dst.mapped()) + offset, data, bytes);
     return Status();
   }
   auto staging = Buffer::Create(device, bytes, MemoryUse::kStaging);
   PB_RETURN_IF_ERROR(staging.status());
   std::memcpy(staging.value()->mapped(), data, bytes);
-  return copy_on_device(device, *staging.value(), dst, bytes);
+  return copy_on_device(device, *staging.value(), 0, dst, offset, bytes);
 }
 
-Status download(const Device& device, const Buffer& src, void* data, size_t bytes) {
+Status download(const Device& device, const Buffer& src, void* data, size_t bytes, VkDeviceSize offset) {
   if (bytes == 0) return Status();
-  if (bytes > src.size()) return Status::error(fmt::format("download of {} bytes from a {}-byte buffer", bytes, src.size()));
+  if (offset > src.size() || bytes > src.size() - offset) {
+    return Status::error(fmt::format("download of {} bytes at {} from a {}-byte buffer", bytes, offset, src.size()));
+  }
   if (src.mapped()) {
-    std::memcpy(data, src.mapped(), bytes);
+    std::memcpy(data, static_cast<const char*>(src.mapped()) + offset, bytes);
     return Status();
   }
   auto readback = Buffer::Create(device, bytes, MemoryUse::kReadback);
   PB_RETURN_IF_ERROR(readback.status());
-  PB_RETURN_IF_ERROR(copy_on_device(device, src, *readback.value(), bytes));
+  PB_RETURN_IF_ERROR(copy_on_device(device, src, offset, *readback.value(), 0, bytes));
   std::memcpy(data, readback.value()->mapped(), bytes);
   return Status();
 }

@@ -45,9 +45,16 @@ class Buffer {
   void* mapped_ = nullptr;
 };
 
-// Copies `bytes` bytes from host memory into `dst` (from offset 0).
-Status upload(const Device& device, Buffer& dst, const void* data, size_t bytes);
-// Copies `bytes` bytes of `src` (from offset 0) into host memory.
-Status download(const Device& device, const Buffer& src, void* data, size_t bytes);
+// A part of a buffer, as a descriptor binds it (size VK_WHOLE_SIZE: to the end).
+struct BufferRange {
+  const Buffer* buffer = nullptr;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = VK_WHOLE_SIZE;
+};
+
+// Copies `bytes` bytes from host memory into `dst` at byte `offset`.
+Status upload(const Device& device, Buffer& dst, const void* data, size_t bytes, VkDeviceSize offset = 0);
+// Copies `bytes` bytes of `src` from byte `offset` into host memory.
+Status download(const Device& device, const Buffer& src, void* data, size_t bytes, VkDeviceSize offset = 0);
 
 }  // namespace pebench

@@ -52,12 +52,13 @@ void CommandBuffer::compute_barrier() {
   vkCmdPipelineBarrier(cmd_, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
-void CommandBuffer::fill(const Buffer& buffer, uint32_t value) {
-  vkCmdFillBuffer(cmd_, buffer.handle(), 0, VK_WHOLE_SIZE, value);
+void CommandBuffer::fill(const Buffer& buffer, uint32_t value, VkDeviceSize offset, VkDeviceSize size) {
+  vkCmdFillBuffer(cmd_, buffer.handle(), offset, size, value);
 }
 
-void CommandBuffer::copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes) {
-  VkBufferCopy region{0, 0, bytes};
+void CommandBuffer::copy(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst, VkDeviceSize dst_offset,
+                         VkDeviceSize bytes) {
+  VkBufferCopy region{src_offset, dst_offset, bytes};
   vkCmdCopyBuffer(cmd_, src.handle(), dst.handle(), 1, &region);
 }
 

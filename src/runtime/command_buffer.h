@@ -35,8 +35,10 @@ class CommandBuffer {
   void push_constants(const ComputePipeline& pipeline, const void* data, uint32_t bytes);
   void dispatch(uint32_t x, uint32_t y = 1, uint32_t z = 1);
   void compute_barrier();
-  void fill(const Buffer& buffer, uint32_t value);
-  void copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes);
+  // Fills `size` bytes (a multiple of 4, or VK_WHOLE_SIZE) from byte `offset` with `value`.
+  void fill(const Buffer& buffer, uint32_t value, VkDeviceSize offset = 0, VkDeviceSize size = VK_WHOLE_SIZE);
+  void copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes) { copy(src, 0, dst, 0, bytes); }
+  void copy(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst, VkDeviceSize dst_offset, VkDeviceSize bytes);
   void reset_queries(const TimestampQueryPool& pool);
   void write_timestamp(const TimestampQueryPool& pool, uint32_t query, VkPipelineStageFlagBits stage);
 

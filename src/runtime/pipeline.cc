@@ -108,6 +108,8 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device&
   std::unique_ptr<ComputePipeline> self(new ComputePipeline(device, desc));
   self->local_size_ = local_size;
   for (uint32_t id = 0; id < desc.spec_constants.size(); ++id) {
+    // Ids the module does not declare are padding before a later id.
+    if (!shader.reflection().declares_spec(id)) continue;
     self->named_spec_.emplace_back(shader.reflection().spec_name(id), desc.spec_constants[id]);
   }
   std::vector<VkDescriptorSetLayoutBinding> bindings(desc.buffer_count);
@@ -188,6 +190,13 @@ DescriptorPool::~DescriptorPool() {
 
 StatusOr<VkDescriptorSet> DescriptorPool::allocate(const ComputePipeline& pipeline,
                                                    const std::vector<const Buffer*>& buffers) {
+  std::vector<BufferRange> ranges;
+  for (const Buffer* b : buffers) ranges.push_back({b});
+  return allocate_ranges(pipeline, ranges);
+}
+
+StatusOr<VkDescriptorSet> DescriptorPool::allocate_ranges(const ComputePipeline& pipeline,
+                                                          const std::vector<BufferRange>& buffers) {
   if (buffers.size() != pipeline.desc().buffer_count) {
     return Status::error(fmt::format("{}: {} buffers bound, the pipeline declares {}", pipeline.desc().name,
                                      buffers.size(), pipeline.desc().buffer_count));
@@ -203,7 +212,7 @@ StatusOr<VkDescriptorSet> DescriptorPool::allocate(const ComputePipeline& pipeli
   std::vector<VkDescriptorBufferInfo> infos(buffers.size());
   std::vector<VkWriteDescriptorSet> writes(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
-    infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+    infos[i] = {buffers[i].buffer->handle(), buffers[i].offset, buffers[i].size};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
     writes[i].dstBinding = static_cast<uint32_t>(i);

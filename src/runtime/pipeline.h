@@ -69,6 +69,7 @@ class ComputePipeline {
 };
 
 class Buffer;
+struct BufferRange;
 
 // DescriptorPool: storage-buffer descriptor sets for compute pipelines; every
 // set lives until the pool is destroyed.
@@ -80,7 +81,9 @@ class DescriptorPool {
   DescriptorPool(const DescriptorPool&) = delete;
   DescriptorPool& operator=(const DescriptorPool&) = delete;
 
-  // A set for `pipeline` with buffers[i] (whole range) at binding i.
+  // A set for `pipeline` with ranges[i] at binding i.
+  StatusOr<VkDescriptorSet> allocate_ranges(const ComputePipeline& pipeline, const std::vector<BufferRange>& ranges);
+  // The same with every buffer bound whole.
   StatusOr<VkDescriptorSet> allocate(const ComputePipeline& pipeline, const std::vector<const Buffer*>& buffers);
 
  private:

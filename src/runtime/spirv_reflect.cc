@@ -135,6 +135,14 @@ std::array<uint32_t, 3> SpirvReflection::local_size_with(const std::vector<uint3
   return out;
 }
 
+bool SpirvReflection::declares_spec(uint32_t id) const {
+  if (spec_constants.count(id)) return true;
+  for (const auto& d : local_size) {
+    if (d.spec_id == id) return true;
+  }
+  return false;
+}
+
 std::string SpirvReflection::spec_name(uint32_t id) const {
   if (auto it = spec_constants.find(id); it != spec_constants.end() && !it->second.name.empty()) return it->second.name;
   static const char* kDims[] = {"local_size_x", "local_size_y", "local_size_z"};

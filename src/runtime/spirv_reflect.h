@@ -33,6 +33,8 @@ struct SpirvReflection {
 
   // The workgroup size with `spec` (constant_id i = spec[i]) applied.
   std::array<uint32_t, 3> local_size_with(const std::vector<uint32_t>& spec) const;
+  // Whether the module declares constant `id` (as a constant or a local size).
+  bool declares_spec(uint32_t id) const;
   // The name of constant `id`: its OpName, else "local_size_x" (y, z) when it
   // sizes the workgroup, else "constant_<id>" (the optimizer removed it or
   // its name).

@@ -1,5 +1,6 @@
 #include "harness/contract/tensor.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -8,6 +9,30 @@
 #include "analysis/enum_names.h"
 
 namespace pebench {
+
+const TensorPlacement& TensorLayout::at(const std::string& tensor) const {
+  auto it = tensors.find(tensor);
+  if (it == tensors.end()) throw std::logic_error("no tensor named " + tensor);
+  return it->second;
+}
+
+TensorLayout tensor_layout(const std::vector<TensorDesc>& tensors) {
+  TensorLayout layout;
+  for (const auto& t : tensors) {
+    TensorPlacement& p = layout.tensors[t.name];
+    p.buffer = t.pack.empty() ? t.name : t.pack;
+    p.bytes = t.bytes();
+    size_t& end = layout.buffers[p.buffer];
+    p.offset = (end + kPackAlignment - 1) / kPackAlignment * kPackAlignment;
+    end = p.offset + std::max<size_t>(p.bytes, 4);
+  }
+  for (const auto& t : tensors) {
+    if (!t.pack.empty() && layout.tensors.count(t.pack)) {
+      throw std::logic_error("pack " + t.pack + " is named like a tensor");
+    }
+  }
+  return layout;
+}
 
 namespace {
 

@@ -27,6 +27,10 @@ struct TensorDesc {
   DType dtype = DType::kF32;
   std::vector<int64_t> shape;
   std::string shape_doc;  // symbolic shape for `pebench list`, e.g. "[B,N,d]"
+  // Tensors with the same non-empty pack share one device buffer, so that a
+  // kernel can reach them all through one binding where a device allows few
+  // (Android's baseline: 4 storage buffers per stage). See tensor_layout().
+  std::string pack;
 
   int64_t numel() const;
   size_t bytes() const { return static_cast<size_t>(numel()) * dtype_bytes(dtype); }
@@ -34,6 +38,26 @@ struct TensorDesc {
   int64_t row_length() const { return shape.empty() ? 1 : shape.back(); }
   int64_t rows() const { return row_length() ? numel() / row_length() : 0; }
 };
+
+// Offsets inside a pack are multiples of this: Vulkan's largest
+// minStorageBufferOffsetAlignment, so any member can also be bound alone, and
+// a multiple of every element and vec4 size, so offsets are whole elements.
+constexpr size_t kPackAlignment = 256;
+
+// Where the harness puts each tensor on the device: a buffer of its own
+// (named like the tensor) or its pack's, members in declaration order.
+struct TensorPlacement {
+  std::string buffer;
+  size_t offset = 0;  // bytes
+  size_t bytes = 0;
+};
+struct TensorLayout {
+  std::map<std::string, TensorPlacement> tensors;
+  std::map<std::string, size_t> buffers;  // bytes of every device buffer
+  const TensorPlacement& at(const std::string& tensor) const;
+};
+// Throws std::logic_error when a pack is named like a tensor.
+TensorLayout tensor_layout(const std::vector<TensorDesc>& tensors);
 
 class HostTensor {
  public:

@@ -36,10 +36,10 @@ double host_memory_bytes() {
 // Either way each distinct dispatch's pipeline goes into the result.
 class CommandRecorder : public Recorder {
  public:
-  CommandRecorder(GpuContext& ctx, CommandBuffer* cmd, CaseResult& result, const std::vector<TensorDesc>& tensors,
+  CommandRecorder(GpuContext& ctx, CommandBuffer* cmd, CaseResult& result, const TensorLayout& layout,
                   const std::map<std::string, std::unique_ptr<Buffer>>& buffers,
                   std::vector<std::unique_ptr<DescriptorPool>>& pools)
-      : ctx_(ctx), cmd_(cmd), result_(result), tensors_(tensors), buffers_(buffers), pools_(pools) {}
+      : ctx_(ctx), cmd_(cmd), result_(result), layout_(layout), buffers_(buffers), pools_(pools) {}
 
   const DeviceLimits& limits() const override { return ctx_.info().limits; }
   const SubgroupInfo& subgroup() const override { return ctx_.info().subgroup; }
@@ -56,22 +56,15 @@ class CommandRecorder : public Recorder {
     const ComputePipeline& pipeline = ctx_.pipeline(d.shader, storage, desc);
     check_groups(d);
     note_pipeline(d, storage, pipeline);
-    if (!cmd_) {
-      for (const auto& name : d.buffers) tensor_index(d.shader, name);
-      return;
-    }
+    std::vector<BufferRange> bound;
+    for (const auto& name : d.buffers) bound.push_back(binding(d.shader, name));
+    if (!cmd_) return;
 
-    std::vector<const Buffer*> bound;
-    for (const auto& name : d.buffers) {
-      auto it = buffers_.find(name);
-      if (it == buffers_.end()) throw std::logic_error(d.shader + ": no tensor named " + name);
-      bound.push_back(it->second.get());
-    }
     if (pools_.empty() || sets_in_last_pool_ == kSetsPerPool) {
       pools_.push_back(DescriptorPool::Create(ctx_.device(), kSetsPerPool, kSetsPerPool * 16).value());
       sets_in_last_pool_ = 0;
     }
-    VkDescriptorSet set = pools_.back()->allocate(pipeline, bound).value();
+    VkDescriptorSet set = pools_.back()->allocate_ranges(pipeline, bound).value();
     ++sets_in_last_pool_;
     cmd_->bind(pipeline, set);
     cmd_->push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
@@ -93,11 +86,29 @@ class CommandRecorder : public Recorder {
     }
   }
 
-  size_t tensor_index(const std::string& shader, const std::string& name) const {
-    for (size_t i = 0; i < tensors_.size(); ++i) {
-      if (tensors_[i].name == name) return i;
+  // A binding names a tensor (bound alone, even inside a pack) or a pack
+  // (bound whole). Without buffers (compile-only) only the range is real.
+  BufferRange binding(const std::string& shader, const std::string& name) const {
+    BufferRange r;
+    std::string buffer = name;
+    size_t bytes = 0;
+    if (auto t = layout_.tensors.find(name); t != layout_.tensors.end()) {
+      buffer = t->second.buffer;
+      r.offset = t->second.offset;
+      bytes = std::max<size_t>(t->second.bytes, 4);
+      r.size = bytes;
+    } else if (auto b = layout_.buffers.find(name); b != layout_.buffers.end()) {
+      bytes = b->second;
+    } else {
+      throw std::logic_error(shader + ": no tensor or pack named " + name);
     }
-    throw std::logic_error(shader + ": no tensor named " + name);
+    const auto& limits = ctx_.info().limits;
+    if (static_cast<double>(bytes) > limits.max_storage_buffer_range) {
+      throw Unsupported(fmt::format("{}: binds {} ({}), more than maxStorageBufferRange ({})", shader, name,
+                                    mib(static_cast<double>(bytes)), mib(limits.max_storage_buffer_range)));
+    }
+    if (auto it = buffers_.find(buffer); it != buffers_.end()) r.buffer = it->second.get();
+    return r;
   }
 
   void note_pipeline(const Dispatch& d, DType storage, const ComputePipeline& pipeline) {
@@ -115,7 +126,7 @@ class CommandRecorder : public Recorder {
   GpuContext& ctx_;
   CommandBuffer* cmd_;
   CaseResult& result_;
-  const std::vector<TensorDesc>& tensors_;
+  const TensorLayout& layout_;
   const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
   std::vector<std::unique_ptr<DescriptorPool>>& pools_;
   uint32_t sets_in_last_pool_ = 0;
@@ -172,7 +183,7 @@ bool CaseRun::setup() {
 bool CaseRun::compile() {
   return guarded([this] {
     build_and_check();
-    CommandRecorder rec(ctx_, nullptr, result_, descs_, buffers_, pools_);
+    CommandRecorder rec(ctx_, nullptr, result_, layout_, buffers_, pools_);
     case_->record(rec);
     result_.status = CaseStatus::kCompiled;
   });
@@ -182,6 +193,7 @@ void CaseRun::build_and_check() {
   const Params& p = result_.params;
   case_ = variant_.make(p);
   descs_ = case_->tensors();
+  layout_ = tensor_layout(descs_);
   result_.cost = case_->cost();
 
   const PhysicalDeviceInfo& info = ctx_.info();
@@ -196,12 +208,16 @@ void CaseRun::build_and_check() {
       throw Unsupported(fmt::format("tensor {} needs {}, more than maxStorageBufferRange ({})", t.name, mib(bytes),
                                     mib(info.limits.max_storage_buffer_range)));
     }
-    if (info.limits.max_memory_allocation_size && bytes > static_cast<double>(info.limits.max_memory_allocation_size)) {
-      throw Unsupported(fmt::format("tensor {} needs {}, more than maxMemoryAllocationSize ({})", t.name, mib(bytes),
-                                    mib(static_cast<double>(info.limits.max_memory_allocation_size))));
-    }
     device_bytes += bytes;
     if (t.role != TensorRole::kScratch) host_bytes += bytes;
+  }
+  for (const auto& [name, bytes] : layout_.buffers) {
+    const double b = static_cast<double>(bytes);
+    if (info.limits.max_memory_allocation_size && b > static_cast<double>(info.limits.max_memory_allocation_size)) {
+      throw Unsupported(fmt::format("{} {} needs {}, more than maxMemoryAllocationSize ({})",
+                                    layout_.tensors.count(name) ? "tensor" : "pack", name, mib(b),
+                                    mib(static_cast<double>(info.limits.max_memory_allocation_size))));
+    }
   }
   if (info.device_local_heap_bytes && device_bytes > 0.8 * static_cast<double>(info.device_local_heap_bytes)) {
     throw Unsupported(fmt::format("needs {} of device memory; the device-local heap has {}", mib(device_bytes),
@@ -222,11 +238,12 @@ void CaseRun::allocate_and_upload() {
   case_->fill_inputs(host_, rng);
 
   Device& dev = ctx_.device();
+  for (const auto& [name, bytes] : layout_.buffers) buffers_[name] = Buffer::Create(dev, bytes, MemoryUse::kDevice).value();
   for (const auto& t : descs_) {
-    buffers_[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
     if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
       const HostTensor& h = host_.at(t.name);
-      throw_if_error(upload(dev, *buffers_[t.name], h.data(), h.bytes()));
+      const TensorPlacement& at = layout_.at(t.name);
+      throw_if_error(upload(dev, *buffers_.at(at.buffer), h.data(), h.bytes(), at.offset));
     }
   }
 
@@ -235,7 +252,9 @@ void CaseRun::allocate_and_upload() {
   auto fill = CommandBuffer::Create(dev).value();
   throw_if_error(fill->begin());
   for (const auto& t : descs_) {
-    if (t.role == TensorRole::kOutput) fill->fill(*buffers_[t.name], 0xFFFFFFFFu);
+    if (t.role != TensorRole::kOutput) continue;
+    const TensorPlacement& at = layout_.at(t.name);
+    fill->fill(*buffers_.at(at.buffer), 0xFFFFFFFFu, at.offset, (std::max<size_t>(at.bytes, 4) + 3) / 4 * 4);
   }
   throw_if_error(fill->end());
   throw_if_error(fill->submit_and_wait());
@@ -255,7 +274,7 @@ void CaseRun::record(int passes) {
     cmd_->reset_queries(*timestamps_);
     cmd_->write_timestamp(*timestamps_, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
   }
-  CommandRecorder rec(ctx_, cmd_.get(), result_, descs_, buffers_, pools_);
+  CommandRecorder rec(ctx_, cmd_.get(), result_, layout_, buffers_, pools_);
   record_passes(*case_, rec, passes);
   if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   throw_if_error(cmd_->end());
@@ -265,7 +284,9 @@ void CaseRun::validate_and_dump() {
   Device& dev = ctx_.device();
   throw_if_error(cmd_->submit_and_wait());  // the first run: includes any lazy shader compilation
   for (auto& [name, t] : host_) {
-    if (t.desc().role == TensorRole::kOutput) throw_if_error(download(dev, *buffers_.at(name), t.data(), t.bytes()));
+    if (t.desc().role != TensorRole::kOutput) continue;
+    const TensorPlacement& at = layout_.at(name);
+    throw_if_error(download(dev, *buffers_.at(at.buffer), t.data(), t.bytes(), at.offset));
   }
   if (options_.validate) {
     const int64_t total = case_->reference_rows();

@@ -86,8 +86,9 @@ class CaseRun {
 
   std::unique_ptr<Case> case_;
   std::vector<TensorDesc> descs_;
+  TensorLayout layout_;  // where descs_ live on the device
   TensorMap host_;
-  std::map<std::string, std::unique_ptr<Buffer>> buffers_;
+  std::map<std::string, std::unique_ptr<Buffer>> buffers_;  // by TensorPlacement::buffer
   std::vector<std::unique_ptr<DescriptorPool>> pools_;
   std::unique_ptr<TimestampQueryPool> timestamps_;
   std::unique_ptr<CommandBuffer> cmd_;
