@@ -3,7 +3,8 @@
 # generated source file embeds, with a name -> words table
 # (runtime/embedded_shaders.h). glslc writes a depfile, so editing a shader or
 # any include rebuilds exactly what depends on it. Adding a shader needs no
-# edit here: the glob picks it up at the next build.
+# edit here: the glob picks it up at the next build; a further build of a
+# source with other defines is a "// pebench-build:" line in it (below).
 set(PEBENCH_SHADER_DTYPES f32 f16)
 # -g keeps OpName, so pipelines can name their spec constants (runtime/spirv_reflect.h).
 set(PEBENCH_GLSLC_FLAGS --target-env=vulkan1.1 -O -g -Werror -std=450)
@@ -18,16 +19,33 @@ function(pebench_embed_shaders target shader_dir)
   set(entries "")
   set(seen "")
   foreach(comp IN LISTS comps)
-    get_filename_component(stem ${comp} NAME_WE)
+    get_filename_component(base_stem ${comp} NAME_WE)
+    # Further builds of one source, one table row each: a line
+    # "// pebench-build: <suffix> <DEFINE>" builds <stem>_<suffix> with
+    # -D<DEFINE>=1 (e.g. attention's packed-binding builds for phones).
+    file(STRINGS ${comp} extra_builds REGEX "^// pebench-build: [a-z0-9_]+ [A-Z0-9_]+$")
+    set(builds "${base_stem}|")
+    foreach(line IN LISTS extra_builds)
+      string(REGEX REPLACE "^// pebench-build: ([a-z0-9_]+) ([A-Z0-9_]+)$" "${base_stem}_\\1|-D\\2=1" row "${line}")
+      list(APPEND builds "${row}")
+    endforeach()
+    foreach(build IN LISTS builds)
+    string(REPLACE "|" ";" build_fields "${build}")
+    list(GET build_fields 0 stem)
+    list(LENGTH build_fields nfields)
+    set(build_defs "")
+    if(nfields GREATER 1)
+      list(GET build_fields 1 build_defs)
+    endif()
     if(stem IN_LIST seen)
       message(FATAL_ERROR "two shaders are named ${stem}: shader names must be unique")
     endif()
     list(APPEND seen ${stem})
     foreach(dtype IN LISTS PEBENCH_SHADER_DTYPES)
       set(inc ${gen_dir}/spirv/${stem}.${dtype}.inc)
-      set(defs "")
+      set(defs ${build_defs})
       if(dtype STREQUAL "f16")
-        set(defs -DSTORAGE_F16=1)
+        list(APPEND defs -DSTORAGE_F16=1)
       endif()
       add_custom_command(
         OUTPUT ${inc}
@@ -41,6 +59,7 @@ function(pebench_embed_shaders target shader_dir)
       string(MAKE_C_IDENTIFIER "k_${stem}_${dtype}" var)
       string(APPEND arrays "const uint32_t ${var}[] =\n#include \"spirv/${stem}.${dtype}.inc\"\n;\n")
       string(APPEND entries "    {\"${stem}\", \"${dtype}\", ${var}, sizeof(${var}) / sizeof(uint32_t)},\n")
+    endforeach()
     endforeach()
   endforeach()
 

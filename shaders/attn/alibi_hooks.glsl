@@ -5,7 +5,7 @@
 #ifndef PEBENCH_ATTN_ALIBI_HOOKS_GLSL
 #define PEBENCH_ATTN_ALIBI_HOOKS_GLSL
 
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Slopes { float slopes[]; };  // [H]
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Slopes { float slopes[]; };  // [H]
 
 float alibi_slope[ATTN_ROW_SLOTS];  // of each row slot's head
 
@@ -13,7 +13,7 @@ float alibi_bias(uint r, uint qpos, uint kpos) {
   return -alibi_slope[r] * abs(float(int(qpos) - int(kpos)));
 }
 
-#define ATTN_ROW_STATE(r, h, qpos) alibi_slope[r] = slopes[h]
+#define ATTN_ROW_STATE(r, h, qpos) alibi_slope[r] = slopes[ATTN_EXTRA_OFF(0, 4u) + h]
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) alibi_bias(r, qpos, kpos)
 
 #endif

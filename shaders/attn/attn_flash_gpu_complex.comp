@@ -1,4 +1,5 @@
 #version 450
+// pebench-build: packed ATTN_PACKED
 // attn.complex, flash, GPU path: real and imaginary parts, the score from two
 // reduced dots (complex_hooks.glsl).
 #define ATTN_PARTS 2

@@ -1,4 +1,5 @@
 #version 450
+// pebench-build: packed ATTN_PACKED
 // attn.deberta, flash, GPU path: c2p and p2c from tables after the reduction, or
 // as partial dots (deberta_hooks.glsl).
 // Reductions through shared memory (devices without subgroup shuffles).

@@ -1,4 +1,5 @@
 #version 450
+// pebench-build: packed ATTN_PACKED
 // attn.rope, flash: q and k rotated inside the fused kernel (rope_hooks.glsl).
 #define ATTN_EXTRA_PUSH float attention_factor;
 #include "attn/flash_decl.glsl"

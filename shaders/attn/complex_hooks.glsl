@@ -15,14 +15,14 @@
 
 #if defined(PEBENCH_ATTN_FLASH_DECL_GLSL) || defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Qi { STORAGE_T qi[]; };  // [B,H,N,D]
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer QiV { ATTN_CHUNK_T qi_c[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer Ki { STORAGE_T ki[]; };  // [B,Hkv,M,D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer KiV { ATTN_CHUNK_T ki_c[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Vi { STORAGE_T vi[]; };  // [B,Hkv,M,D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer ViV { ATTN_CHUNK_T vi_c[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 3) writeonly buffer Oi { STORAGE_T oi[]; };  // [B,H,N,D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 3) writeonly buffer OiV { ATTN_CHUNK_T oi_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Qi { STORAGE_T qi[]; };  // [B,H,N,D]
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer QiV { ATTN_CHUNK_T qi_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer Ki { STORAGE_T ki[]; };  // [B,Hkv,M,D]
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer KiV { ATTN_CHUNK_T ki_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer Vi { STORAGE_T vi[]; };  // [B,Hkv,M,D]
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer ViV { ATTN_CHUNK_T vi_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(3)) writeonly buffer Oi { STORAGE_T oi[]; };  // [B,H,N,D]
+layout(std430, binding = ATTN_EXTRA_BINDING(3)) writeonly buffer OiV { ATTN_CHUNK_T oi_c[]; };
 
 #ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
 // GPU kernel: gpu_q holds the lane's chunks of scale q | scale qi; each lane
@@ -59,34 +59,34 @@ void complex_scores(out float dots[ROWS]) {
 #define ATTN_SCORES(kpos, dots) complex_scores(dots)
 #endif
 
-void complex_store_oi(uint base, uint c, vec4 y) { ATTN_STORE_CHUNK(oi, oi_c, base, c, y); }
+void complex_store_oi(uint base, uint c, vec4 y) { ATTN_STORE_CHUNK(oi, oi_c, ATTN_EXTRA_OFF_S(3) + base, c, y); }
 
-#define ATTN_Q_PART(p, base, c) ATTN_LOAD_CHUNK(qi, qi_c, base, c)
-#define ATTN_K_PART(p, base, c) ATTN_LOAD_CHUNK(ki, ki_c, base, c)
-#define ATTN_V_PART(p, base, c) ATTN_LOAD_CHUNK(vi, vi_c, base, c)
+#define ATTN_Q_PART(p, base, c) ATTN_LOAD_CHUNK(qi, qi_c, ATTN_EXTRA_OFF_S(0) + base, c)
+#define ATTN_K_PART(p, base, c) ATTN_LOAD_CHUNK(ki, ki_c, ATTN_EXTRA_OFF_S(1) + base, c)
+#define ATTN_V_PART(p, base, c) ATTN_LOAD_CHUNK(vi, vi_c, ATTN_EXTRA_OFF_S(2) + base, c)
 #define ATTN_STORE_PART(p, base, c, y) complex_store_oi(base, c, y)
 
 #else  // naive score pass
 
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Qi { STORAGE_T qi[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Qi4 { STORAGE_VEC4 qi4[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer Ki { STORAGE_T ki[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer Ki4 { STORAGE_VEC4 ki4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Qi { STORAGE_T qi[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Qi4 { STORAGE_VEC4 qi4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer Ki { STORAGE_T ki[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer Ki4 { STORAGE_VEC4 ki4[]; };
 
 // scale sqrt(re^2 + im^2), one loop over D.
 float complex_score(uint q_base, uint k_base) {
   float re = 0.0, im = 0.0;
   if (VEC4) {
     for (uint c = 0; c < HEAD_DIM / 4; ++c) {
-      const vec4 qr = vec4(q4[q_base / 4 + c]), qim = vec4(qi4[q_base / 4 + c]);
-      const vec4 kr = vec4(k4[k_base / 4 + c]), kim = vec4(ki4[k_base / 4 + c]);
+      const vec4 qr = vec4(q4[q_base / 4 + c]), qim = vec4(qi4[(ATTN_EXTRA_OFF_S(0) + q_base) / 4 + c]);
+      const vec4 kr = vec4(k4[k_base / 4 + c]), kim = vec4(ki4[(ATTN_EXTRA_OFF_S(1) + k_base) / 4 + c]);
       re += dot(qr, kr) - dot(qim, kim);
       im += dot(qr, kim) + dot(qim, kr);
     }
   } else {
     for (uint d = 0; d < HEAD_DIM; ++d) {
-      const float qr = float(q[q_base + d]), qim = float(qi[q_base + d]);
-      const float kr = float(k[k_base + d]), kim = float(ki[k_base + d]);
+      const float qr = float(q[q_base + d]), qim = float(qi[ATTN_EXTRA_OFF_S(0) + q_base + d]);
+      const float kr = float(k[k_base + d]), kim = float(ki[ATTN_EXTRA_OFF_S(1) + k_base + d]);
       re += qr * kr - qim * kim;
       im += qr * kim + qim * kr;
     }

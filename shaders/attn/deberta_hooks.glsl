@@ -17,13 +17,13 @@
 
 #extension GL_EXT_control_flow_attributes : require
 
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Idx { int deberta_idx[]; };  // [M+N-1]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer Kr { STORAGE_T kr[]; };  // [H, 2S, D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer KrV { STORAGE_VEC4 kr_c[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Qr { STORAGE_T qr[]; };  // [H, 2S, D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer QrV { STORAGE_VEC4 qr_c[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 3) readonly buffer C2p { float c2p[]; };  // [B, H, N, R]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 4) readonly buffer P2c { float p2c[]; };  // [B, H, M, R]
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Idx { int deberta_idx[]; };  // [M+N-1]
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer Kr { STORAGE_T kr[]; };  // [H, 2S, D]
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer KrV { STORAGE_VEC4 kr_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer Qr { STORAGE_T qr[]; };  // [H, 2S, D]
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer QrV { STORAGE_VEC4 qr_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(3)) readonly buffer C2p { float c2p[]; };  // [B, H, N, R]
+layout(std430, binding = ATTN_EXTRA_BINDING(4)) readonly buffer P2c { float p2c[]; };  // [B, H, M, R]
 
 #if defined(PEBENCH_ATTN_FLASH_DECL_GLSL) || defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 layout(constant_id = 6) const bool DEB_C2P_TABLE = true;
@@ -54,26 +54,26 @@ void deberta_row_state(uint r, uint h, uint qpos) {
 }
 
 float deberta_term(uint r, uint h, uint kpos) {
-  const uint idx = uint(deberta_idx[deb_dist_base[r] + kpos]);
+  const uint idx = uint(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + deb_dist_base[r] + kpos]);
   float c2p_term = 0.0, p2c_term = 0.0;
   if (DEB_C2P_TABLE) {
-    c2p_term = c2p[deb_c2p_base[r] + idx];
+    c2p_term = c2p[ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + idx];
   } else {
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
     // attn_q is already scaled.
     const uint base = (h * pc.two_s + idx) * HEAD_DIM;
     c2p_term = 0.0;
-    [[unroll]] for (uint c = 0; c < D4P; ++c) c2p_term += dot(attn_q_chunk(r, c), ATTN_LOAD_CHUNK(kr, kr_c, base, c));
+    [[unroll]] for (uint c = 0; c < D4P; ++c) c2p_term += dot(attn_q_chunk(r, c), ATTN_LOAD_CHUNK(kr, kr_c, ATTN_EXTRA_OFF_S(1) + base, c));
 #endif
   }
   if (DEB_P2C_TABLE) {
-    p2c_term = p2c[deb_p2c_base[r] + kpos * pc.rel_width + idx];
+    p2c_term = p2c[ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r] + kpos * pc.rel_width + idx];
   } else {
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
     // attn_k is the key being folded in (flash_decl.glsl).
     const uint base = (h * pc.two_s + idx) * HEAD_DIM;
     float acc = 0.0;
-    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_k[c], ATTN_LOAD_CHUNK(qr, qr_c, base, c));
+    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_k[c], ATTN_LOAD_CHUNK(qr, qr_c, ATTN_EXTRA_OFF_S(2) + base, c));
     p2c_term = pc.scale * acc;
 #endif
   }
@@ -86,11 +86,11 @@ float deberta_term(uint r, uint h, uint kpos) {
 // three); deberta_term then adds only the table terms.
 float deberta_partial(uint kpos, uint t, uint c, vec4 kc) {
   if (DEB_C2P_TABLE && DEB_P2C_TABLE) return 0.0;
-  const uint idx = uint(deberta_idx[deb_dist_base[0] + kpos]);
+  const uint idx = uint(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + deb_dist_base[0] + kpos]);
   const uint base = (gpu_h * pc.two_s + idx) * HEAD_DIM;
   float acc = 0.0;
-  if (!DEB_C2P_TABLE) acc += dot(gpu_q[t], ATTN_LOAD_CHUNK(kr, kr_c, base, c));  // gpu_q is scaled
-  if (!DEB_P2C_TABLE) acc += pc.scale * dot(kc, ATTN_LOAD_CHUNK(qr, qr_c, base, c));
+  if (!DEB_C2P_TABLE) acc += dot(gpu_q[t], ATTN_LOAD_CHUNK(kr, kr_c, ATTN_EXTRA_OFF_S(1) + base, c));  // gpu_q is scaled
+  if (!DEB_P2C_TABLE) acc += pc.scale * dot(kc, ATTN_LOAD_CHUNK(qr, qr_c, ATTN_EXTRA_OFF_S(2) + base, c));
   return acc;
 }
 #define GPU_PARTIAL(kpos, t, c, kc) deberta_partial(kpos, t, c, kc)

@@ -179,11 +179,11 @@ void gpu_load_q(uint qbase) {
 void gpu_store(uint qrow, uint split) {
   if (pc.splits > 1) {
     const uint prow = split * pc.total_rows + qrow;
-    if (gpu_lane == 0) part_ml[prow] = vec2(gpu_m, gpu_l);
+    if (gpu_lane == 0) part_ml[ATTN_ML_OFF + prow] = vec2(gpu_m, gpu_l);
     [[unroll]] for (uint t = 0; t < LC; ++t) {
       const uint c = gpu_chunk(t);
       if (c >= D4P) continue;
-      [[unroll]] for (uint p = 0; p < ATTN_PARTS; ++p) part_acc[prow * QW + p * D4P + c] = gpu_acc[p * LC + t];
+      [[unroll]] for (uint p = 0; p < ATTN_PARTS; ++p) part_acc[ATTN_ACC_OFF + prow * QW + p * D4P + c] = gpu_acc[p * LC + t];
     }
     return;
   }
@@ -193,7 +193,7 @@ void gpu_store(uint qrow, uint split) {
     const uint c = gpu_chunk(t);
     if (c >= D4P) continue;
     const vec4 y = gpu_acc[t] * inv_l;
-    ATTN_STORE_CHUNK(o, o_c, obase, c, y);
+    ATTN_STORE_CHUNK(o, o_c, ATTN_O_OFF + obase, c, y);
 #if ATTN_PARTS > 1
     [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p) ATTN_STORE_PART(p, obase, c, gpu_acc[p * LC + t] * inv_l);
 #endif

@@ -12,13 +12,26 @@ layout(std430, binding = 1) readonly buffer K { STORAGE_T k[]; };
 layout(std430, binding = 1) readonly buffer KV { ATTN_CHUNK_T k_c[]; };
 layout(std430, binding = 2) readonly buffer V { STORAGE_T v[]; };
 layout(std430, binding = 2) readonly buffer VV { ATTN_CHUNK_T v_c[]; };
+#include "attn/attn_pack.glsl"
+#ifdef ATTN_PACKED
+#define ATTN_PACK_BINDING 3
+#define ATTN_ML_BINDING 3
+#define ATTN_ACC_BINDING 3
+#else
+#define ATTN_ML_BINDING 4
+#define ATTN_ACC_BINDING 5
+#define ATTN_EXTRA_BINDING0 6
+#endif
 layout(std430, binding = 3) writeonly buffer O { STORAGE_T o[]; };
 layout(std430, binding = 3) writeonly buffer OV { ATTN_CHUNK_T o_c[]; };
 // Split-K partials (flash-decoding), [splits, B*H*N]: (m, l) and the
 // unnormalised accumulator (QW chunks a row).
-layout(std430, binding = 4) writeonly buffer PartML { vec2 part_ml[]; };
-layout(std430, binding = 5) writeonly buffer PartAcc { vec4 part_acc[]; };
-#define ATTN_EXTRA_BINDING0 6
+layout(std430, binding = ATTN_ML_BINDING) writeonly buffer PartML { vec2 part_ml[]; };
+layout(std430, binding = ATTN_ACC_BINDING) writeonly buffer PartAcc { vec4 part_acc[]; };
+// Where o and the partials start (elements; 0 unless packed).
+#define ATTN_O_OFF ATTN_PACK_OFF(ATTN_PACK_OUT, STORAGE_BYTES)
+#define ATTN_ML_OFF ATTN_PACK_OFF(ATTN_PACK_ML, 8u)
+#define ATTN_ACC_OFF ATTN_PACK_OFF(ATTN_PACK_ACC, 16u)
 
 #ifndef ATTN_EXTRA_PUSH
 #define ATTN_EXTRA_PUSH

@@ -240,14 +240,14 @@ void main() {
 #endif
     if (pc.splits > 1) {
       const uint prow = split * pc.total_rows + qrow;
-      part_ml[prow] = vec2(attn_m[r], attn_l[r]);
-      [[unroll]] for (uint c = 0; c < QW; ++c) part_acc[prow * QW + c] = attn_acc[r * QW + c];
+      part_ml[ATTN_ML_OFF + prow] = vec2(attn_m[r], attn_l[r]);
+      [[unroll]] for (uint c = 0; c < QW; ++c) part_acc[ATTN_ACC_OFF + prow * QW + c] = attn_acc[r * QW + c];
     } else {
       const float inv_l = attn_l[r] > 0.0 ? 1.0 / attn_l[r] : 0.0;  // no visible key: zeros
       const uint obase = qrow * HEAD_DIM;
       [[unroll]] for (uint c = 0; c < D4P; ++c) {
         const vec4 y = attn_acc[r * QW + c] * inv_l;
-        ATTN_STORE_CHUNK(o, o_c, obase, c, y);
+        ATTN_STORE_CHUNK(o, o_c, ATTN_O_OFF + obase, c, y);
 #if ATTN_PARTS > 1
         ATTN_FOR_EXTRA_PARTS(p) ATTN_STORE_PART(p, obase, c, attn_acc[r * QW + p * D4P + c] * inv_l);
 #endif

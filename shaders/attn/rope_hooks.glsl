@@ -12,7 +12,7 @@
 layout(constant_id = 6) const uint ROPE_DIM = 64;     // rotary_dim R (even, <= HEAD_DIM)
 layout(constant_id = 7) const bool ROPE_NEOX = true;  // pair (t, t + R/2), else (2t, 2t + 1)
 
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Freq { uvec2 freq[]; };  // th'_t, [R/2]
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Freq { uvec2 freq[]; };  // th'_t, [R/2]
 
 // cos and sin of every pair's angle at one position, for a whole row, so
 // that each is computed once per row (an element and its partner share it).
@@ -22,7 +22,7 @@ layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Freq { uvec2 freq[
 float rope_cos[ROPE_DIM / 2], rope_sin[ROPE_DIM / 2];
 void rope_angles(uint pos) {
   [[unroll]] for (uint t = 0; t < ROPE_DIM / 2; ++t) {
-    const float a = phase_angle(pos, freq[t]);
+    const float a = phase_angle(pos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
     rope_cos[t] = cos(a);
     rope_sin[t] = sin(a);
   }
@@ -71,7 +71,7 @@ vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
   [[unroll]] for (uint u = 0; u < 4; ++u) {
     const uint d = 4 * c + u;
     const uint t = min(ROPE_NEOX ? d % (ROPE_DIM / 2) : d / 2, ROPE_DIM / 2 - 1);
-    const float a = phase_angle(kpos, freq[t]);
+    const float a = phase_angle(kpos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
     ROPE_ROTATE_ELEMENT(k, x, u, c, base, cos(a), sin(a))
   }
   return y;
@@ -85,7 +85,7 @@ vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
   [[unroll]] for (uint u = 0; u < 4; ++u) {
     const uint d = 4 * c + u;
     const uint t = min(ROPE_NEOX ? d % (ROPE_DIM / 2) : d / 2, ROPE_DIM / 2 - 1);
-    const float a = phase_angle(qpos, freq[t]);
+    const float a = phase_angle(qpos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
     ROPE_ROTATE_ELEMENT(q, x, u, c, base, cos(a), sin(a))
   }
   return y;

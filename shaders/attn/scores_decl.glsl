@@ -29,8 +29,14 @@ layout(std430, binding = 0) readonly buffer Q { STORAGE_T q[]; };
 layout(std430, binding = 0) readonly buffer Q4 { STORAGE_VEC4 q4[]; };
 layout(std430, binding = 1) readonly buffer K { STORAGE_T k[]; };
 layout(std430, binding = 1) readonly buffer K4 { STORAGE_VEC4 k4[]; };
-layout(std430, binding = 2) writeonly buffer Scores { float scores[]; };  // [slices, N, M]
+#include "attn/attn_pack.glsl"
+#ifdef ATTN_PACKED
+#define ATTN_PACK_BINDING 2
+#else
 #define ATTN_EXTRA_BINDING0 3
+#endif
+layout(std430, binding = 2) writeonly buffer Scores { float scores[]; };  // [slices, N, M]
+#define ATTN_SCORES_OFF ATTN_PACK_OFF(ATTN_PACK_OUT, 4u)
 
 #ifndef ATTN_EXTRA_PUSH
 #define ATTN_EXTRA_PUSH

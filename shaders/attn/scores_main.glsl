@@ -37,7 +37,7 @@ void main() {
       s += ATTN_SCORE_TERM(0, h, qpos, j);
 #endif
     }
-    scores[item] = s;
+    scores[ATTN_SCORES_OFF + item] = s;
   }
 }
 

@@ -27,8 +27,8 @@
 layout(constant_id = 6) const uint SHAW_K = 16;  // max_rel
 const uint SHAW_NREL = 2 * SHAW_K + 1;
 
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer RelK { STORAGE_T rel_k[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer RelKV { STORAGE_VEC4 rel_k4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer RelK { STORAGE_T rel_k[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer RelKV { STORAGE_VEC4 rel_k4[]; };
 
 // clip(kpos - qpos, -K, K) + K
 uint shaw_idx(uint qpos, uint kpos) {
@@ -37,8 +37,8 @@ uint shaw_idx(uint qpos, uint kpos) {
 
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
 
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer RelV { STORAGE_T rel_v[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer RelVV { STORAGE_VEC4 rel_v4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer RelV { STORAGE_T rel_v[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer RelVV { STORAGE_VEC4 rel_v4[]; };
 
 float shaw_qrk[ROWS * SHAW_NREL];   // scale q.rel_k[idx] of slot r at [r * SHAW_NREL + idx]
 float shaw_band[ROWS * SHAW_NREL];  // score of the key at 0 < idx < 2K; ATTN_MASKED: not folded here
@@ -61,7 +61,7 @@ void shaw_keys_begin(uint kb, uint ke) {
   shaw_x_hi = ke > kb ? clamp(int(ke) - 1 - q_lo, -kk, kk) + kk : shaw_x_lo - 1;
   for (int x = shaw_x_lo; x <= shaw_x_hi; ++x) {
     vec4 rk[D4P];
-    [[unroll]] for (uint c = 0; c < D4P; ++c) rk[c] = ATTN_LOAD_CHUNK(rel_k, rel_k4, uint(x) * HEAD_DIM, c);
+    [[unroll]] for (uint c = 0; c < D4P; ++c) rk[c] = ATTN_LOAD_CHUNK(rel_k, rel_k4, ATTN_EXTRA_OFF_S(0) + uint(x) * HEAD_DIM, c);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       float d = 0.0;
       [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(attn_q[r * QW + c], rk[c]);
@@ -88,7 +88,7 @@ void shaw_key_folded(uint r, uint kpos, float s, float w, float alpha) {
 void shaw_rows_finish() {
   for (int x = shaw_x_lo; x <= shaw_x_hi; ++x) {
     vec4 rv[D4P];
-    [[unroll]] for (uint c = 0; c < D4P; ++c) rv[c] = ATTN_LOAD_CHUNK(rel_v, rel_v4, uint(x) * HEAD_DIM, c);
+    [[unroll]] for (uint c = 0; c < D4P; ++c) rv[c] = ATTN_LOAD_CHUNK(rel_v, rel_v4, ATTN_EXTRA_OFF_S(1) + uint(x) * HEAD_DIM, c);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       float wx = (x == 0 ? shaw_w_lo[r] : 0.0) + (x == 2 * int(SHAW_K) ? shaw_w_hi[r] : 0.0);
       if (x > 0 && x < 2 * int(SHAW_K)) wx = attn_weight(shaw_band[r * SHAW_NREL + uint(x)], attn_m[r]);
@@ -104,18 +104,18 @@ void shaw_rows_finish() {
 
 #elif defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer RelV { STORAGE_T rel_v[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer RelVV { STORAGE_VEC4 rel_v4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer RelV { STORAGE_T rel_v[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer RelVV { STORAGE_VEC4 rel_v4[]; };
 
 // GPU kernel: per key, the lane's share of scale q.rel_k[idx] joins its
 // partial dot (no reduction of its own) and rel_v[idx] is weighted like v;
 // the 2K+1 rows of each table stay in the cache, and no per-distance
 // tables take registers.
 float shaw_partial(uint kpos, uint t, uint c) {
-  return dot(gpu_q[t], ATTN_LOAD_CHUNK(rel_k, rel_k4, shaw_idx(gpu_qpos, kpos) * HEAD_DIM, c));
+  return dot(gpu_q[t], ATTN_LOAD_CHUNK(rel_k, rel_k4, ATTN_EXTRA_OFF_S(0) + shaw_idx(gpu_qpos, kpos) * HEAD_DIM, c));
 }
 vec4 shaw_value(uint kpos, uint c) {
-  return ATTN_LOAD_CHUNK(rel_v, rel_v4, shaw_idx(gpu_qpos, kpos) * HEAD_DIM, c);
+  return ATTN_LOAD_CHUNK(rel_v, rel_v4, ATTN_EXTRA_OFF_S(1) + shaw_idx(gpu_qpos, kpos) * HEAD_DIM, c);
 }
 #define GPU_PARTIAL(kpos, t, c, kc) shaw_partial(kpos, t, c)
 #define GPU_VALUE_TERM(kpos, c) shaw_value(kpos, c)
@@ -129,12 +129,12 @@ float shaw_score(uint qpos, uint kpos, uint q_base, uint k_base) {
   if (VEC4) {
     for (uint c = 0; c < HEAD_DIM / 4; ++c) {
       const vec4 qc = vec4(q4[q_base / 4 + c]);
-      acc += dot(qc, vec4(k4[k_base / 4 + c])) + dot(qc, vec4(rel_k4[r_base / 4 + c]));
+      acc += dot(qc, vec4(k4[k_base / 4 + c])) + dot(qc, vec4(rel_k4[(ATTN_EXTRA_OFF_S(0) + r_base) / 4 + c]));
     }
   } else {
     for (uint d = 0; d < HEAD_DIM; ++d) {
       const float qd = float(q[q_base + d]);
-      acc += qd * float(k[k_base + d]) + qd * float(rel_k[r_base + d]);
+      acc += qd * float(k[k_base + d]) + qd * float(rel_k[ATTN_EXTRA_OFF_S(0) + r_base + d]);
     }
   }
   return pc.scale * acc;

@@ -4,16 +4,12 @@
 // with rel_buckets.glsl's exact t5_bucket (src/suites/attn/attn_t5.h). Per row
 // slot the hook keeps where its row's distances start, so a score costs one
 // load.
-// Binding T5_BIAS_BINDING (default ATTN_EXTRA_BINDING0). Define
+// The variant's extra binding 0. Define
 // T5_BIAS_ONLY to get t5_row_state / t5_bias without the ATTN_* hooks.
 #ifndef PEBENCH_ATTN_T5_HOOKS_GLSL
 #define PEBENCH_ATTN_T5_HOOKS_GLSL
 
-#ifndef T5_BIAS_BINDING
-#define T5_BIAS_BINDING ATTN_EXTRA_BINDING0
-#endif
-
-layout(std430, binding = T5_BIAS_BINDING) readonly buffer RelBias { float rel_bias[]; };  // [H, M+N-1]
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer RelBias { float rel_bias[]; };  // [H, M+N-1]
 
 // rel_bias index of key 0 for each row slot: h (M+N-1) + (M-1) - i'.
 uint t5_row_base[ATTN_ROW_SLOTS];
@@ -21,7 +17,7 @@ uint t5_row_base[ATTN_ROW_SLOTS];
 void t5_row_state(uint r, uint h, uint qpos) {
   t5_row_base[r] = h * (pc.kv_seq + pc.seq - 1) + (pc.kv_seq - 1) - qpos;
 }
-float t5_bias(uint r, uint kpos) { return rel_bias[t5_row_base[r] + kpos]; }
+float t5_bias(uint r, uint kpos) { return rel_bias[ATTN_EXTRA_OFF(0, 4u) + t5_row_base[r] + kpos]; }
 
 #ifndef T5_BIAS_ONLY
 #define ATTN_ROW_STATE(r, h, qpos) t5_row_state(r, h, qpos)

@@ -12,10 +12,10 @@
 #define T5_BIAS_ONLY
 #include "attn/t5_hooks.glsl"
 
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer Pq { STORAGE_T pq[]; };  // [H, M, D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer PqV { STORAGE_VEC4 pq_c[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Pk { STORAGE_T pk[]; };  // [H, M, D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer PkV { STORAGE_VEC4 pk_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer Pq { STORAGE_T pq[]; };  // [H, M, D]
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer PqV { STORAGE_VEC4 pq_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer Pk { STORAGE_T pk[]; };  // [H, M, D]
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer PkV { STORAGE_VEC4 pk_c[]; };
 
 const uint TUPE_D4 = (HEAD_DIM + 3) / 4;
 
@@ -38,14 +38,14 @@ vec4 tupe_pk[TUPE_PK_ROWS * TUPE_D4];
 void tupe_row_state(uint r, uint h, uint qpos) {
   t5_row_state(r, h, qpos);
   const uint base = tupe_row(h, qpos);
-  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pq[r * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pq, pq_c, base, c) * pc.scale;
+  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pq[r * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + base, c) * pc.scale;
 }
 
 // Once per key, before its scores: pk rows of the slots' heads.
 void tupe_key(uint kpos) {
   [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) {
     const uint base = tupe_row(attn_h[e], kpos);
-    [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pk[e * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pk, pk_c, base, c);
+    [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pk[e * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + base, c);
   }
 }
 
@@ -66,11 +66,11 @@ void tupe_row_state(uint r, uint h, uint qpos) {
   const uint base = tupe_row(h, qpos);
   [[unroll]] for (uint t = 0; t < LC; ++t) {
     const uint c = gpu_chunk(t);
-    tupe_pq[t] = c < D4P ? ATTN_LOAD_CHUNK(pq, pq_c, base, c) * pc.scale : vec4(0.0);
+    tupe_pq[t] = c < D4P ? ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + base, c) * pc.scale : vec4(0.0);
   }
 }
 float tupe_partial(uint kpos, uint t, uint c) {
-  return dot(tupe_pq[t], ATTN_LOAD_CHUNK(pk, pk_c, tupe_row(gpu_h, kpos), c));
+  return dot(tupe_pq[t], ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(gpu_h, kpos), c));
 }
 float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_bias(r, kpos); }
 #define GPU_PARTIAL(kpos, t, c, kc) tupe_partial(kpos, t, c)
@@ -80,7 +80,7 @@ void tupe_row_state(uint r, uint h, uint qpos) { t5_row_state(r, h, qpos); }
 float tupe_term(uint r, uint h, uint qpos, uint kpos) {
   const uint qbase = tupe_row(h, qpos), kbase = tupe_row(h, kpos);
   float acc = 0.0;
-  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) acc += dot(ATTN_LOAD_CHUNK(pq, pq_c, qbase, c), ATTN_LOAD_CHUNK(pk, pk_c, kbase, c));
+  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) acc += dot(ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + qbase, c), ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + kbase, c));
   return pc.scale * acc + t5_bias(r, kpos);
 }
 #endif

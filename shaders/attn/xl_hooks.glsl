@@ -17,12 +17,12 @@
 #ifndef PEBENCH_ATTN_XL_HOOKS_GLSL
 #define PEBENCH_ATTN_XL_HOOKS_GLSL
 
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Rk { STORAGE_T rk[]; };  // [H, M+N-1, D]
-layout(std430, binding = ATTN_EXTRA_BINDING0) readonly buffer Rk4 { STORAGE_VEC4 rk4[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer U { STORAGE_T u[]; };  // [H, D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 1) readonly buffer U4 { STORAGE_VEC4 u4[]; };
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Vb { STORAGE_T vb[]; };  // [H, D]
-layout(std430, binding = ATTN_EXTRA_BINDING0 + 2) readonly buffer Vb4 { STORAGE_VEC4 vb4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Rk { STORAGE_T rk[]; };  // [H, M+N-1, D]
+layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Rk4 { STORAGE_VEC4 rk4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer U { STORAGE_T u[]; };  // [H, D]
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer U4 { STORAGE_VEC4 u4[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer Vb { STORAGE_T vb[]; };  // [H, D]
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer Vb4 { STORAGE_VEC4 vb4[]; };
 
 // First element of rk's row for distance qpos - kpos (clamped into the
 // table: out-of-range rows are only read for keys that are never used).
@@ -41,7 +41,7 @@ float xl_queue[ROWS * (ROWS + 1) / 2];
 
 void xl_q_row(uint r) {
   const uint ub = attn_h[r] * HEAD_DIM;
-  [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] += ATTN_LOAD_CHUNK(u, u4, ub, c);
+  [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] += ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + ub, c);
 }
 
 void xl_rows_ready() {
@@ -50,13 +50,13 @@ void xl_rows_ready() {
       const uint hb = attn_h[r] * HEAD_DIM;
       [[unroll]] for (uint c = 0; c < D4P; ++c) {
         xl_qv[r * D4P + c] =
-            attn_q[r * QW + c] + (ATTN_LOAD_CHUNK(vb, vb4, hb, c) - ATTN_LOAD_CHUNK(u, u4, hb, c)) * pc.scale;
+            attn_q[r * QW + c] + (ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) - ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c)) * pc.scale;
       }
     }
   } else {
     const uint hb = attn_h[0] * HEAD_DIM;
     [[unroll]] for (uint c = 0; c < D4P; ++c) {
-      xl_vbu[c] = (ATTN_LOAD_CHUNK(vb, vb4, hb, c) - ATTN_LOAD_CHUNK(u, u4, hb, c)) * pc.scale;
+      xl_vbu[c] = (ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) - ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c)) * pc.scale;
     }
   }
 }
@@ -67,7 +67,7 @@ void xl_rows_ready() {
 void xl_step(int j, bool content, inout float dots[ROWS]) {
   const uint base = xl_rk_base(attn_h[0], int(attn_qpos[0]) - j);
   vec4 row[D4P];
-  [[unroll]] for (uint c = 0; c < D4P; ++c) row[c] = ATTN_LOAD_CHUNK(rk, rk4, base, c);
+  [[unroll]] for (uint c = 0; c < D4P; ++c) row[c] = ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c);
   // Chunk-outer like the core's score loop: independent sums per slot.
   float vd = 0.0, d[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) d[r] = 0.0;
@@ -112,7 +112,7 @@ void xl_scores(uint kpos, out float dots[ROWS]) {
 float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
   const uint base = xl_rk_base(h, int(qpos) - int(kpos));
   float d = 0.0;
-  [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(xl_qv[r * D4P + c], ATTN_LOAD_CHUNK(rk, rk4, base, c));
+  [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(xl_qv[r * D4P + c], ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c));
   return d;
 }
 
@@ -129,18 +129,18 @@ float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
 // from its chunks of (q + vb) scale, one rk row per (row, key) from memory.
 vec4 xl_qv[LC];
 
-vec4 xl_q_chunk(uint c, vec4 x) { return x + ATTN_LOAD_CHUNK(u, u4, gpu_h * HEAD_DIM, c); }
+vec4 xl_q_chunk(uint c, vec4 x) { return x + ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + gpu_h * HEAD_DIM, c); }
 // Before scaling: gpu_q holds q + u.
 void xl_row_state() {
   const uint hb = gpu_h * HEAD_DIM;
   [[unroll]] for (uint t = 0; t < LC; ++t) {
     const uint c = gpu_chunk(t);
-    xl_qv[t] = c < D4P ? (gpu_q[t] + ATTN_LOAD_CHUNK(vb, vb4, hb, c) - ATTN_LOAD_CHUNK(u, u4, hb, c)) * pc.scale
+    xl_qv[t] = c < D4P ? (gpu_q[t] + ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) - ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c)) * pc.scale
                        : vec4(0.0);
   }
 }
 float xl_partial(uint kpos, uint t, uint c) {
-  return dot(xl_qv[t], ATTN_LOAD_CHUNK(rk, rk4, xl_rk_base(gpu_h, int(gpu_qpos) - int(kpos)), c));
+  return dot(xl_qv[t], ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + xl_rk_base(gpu_h, int(gpu_qpos) - int(kpos)), c));
 }
 #define GPU_Q_CHUNK(c, x, base, qpos) xl_q_chunk(c, x)
 #define ATTN_ROW_STATE(r, h, qpos) xl_row_state()
@@ -156,13 +156,13 @@ float xl_score(uint h, uint qpos, uint kpos, uint q_base, uint k_base) {
   if (VEC4) {
     for (uint c = 0; c < HEAD_DIM / 4; ++c) {
       const vec4 qc = vec4(q4[q_base / 4 + c]);
-      acc += dot(qc + vec4(u4[hb / 4 + c]), vec4(k4[k_base / 4 + c])) +
-             dot(qc + vec4(vb4[hb / 4 + c]), vec4(rk4[r_base / 4 + c]));
+      acc += dot(qc + vec4(u4[(ATTN_EXTRA_OFF_S(1) + hb) / 4 + c]), vec4(k4[k_base / 4 + c])) +
+             dot(qc + vec4(vb4[(ATTN_EXTRA_OFF_S(2) + hb) / 4 + c]), vec4(rk4[(ATTN_EXTRA_OFF_S(0) + r_base) / 4 + c]));
     }
   } else {
     for (uint d = 0; d < HEAD_DIM; ++d) {
       const float qd = float(q[q_base + d]);
-      acc += (qd + float(u[hb + d])) * float(k[k_base + d]) + (qd + float(vb[hb + d])) * float(rk[r_base + d]);
+      acc += (qd + float(u[ATTN_EXTRA_OFF_S(1) + hb + d])) * float(k[k_base + d]) + (qd + float(vb[ATTN_EXTRA_OFF_S(2) + hb + d])) * float(rk[ATTN_EXTRA_OFF_S(0) + r_base + d]);
     }
   }
   return pc.scale * acc;

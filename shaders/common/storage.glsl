@@ -7,10 +7,12 @@
 #ifdef STORAGE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #define STORAGE_T float16_t
+#define STORAGE_BYTES 2u
 #define STORAGE_VEC2 f16vec2
 #define STORAGE_VEC4 f16vec4
 #else
 #define STORAGE_T float
+#define STORAGE_BYTES 4u
 #define STORAGE_VEC2 vec2
 #define STORAGE_VEC4 vec4
 #endif

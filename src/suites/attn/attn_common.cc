@@ -15,6 +15,12 @@ void add_variant_constants(Dispatch& d, const std::vector<uint32_t>& constants) 
   d.spec_constants.insert(d.spec_constants.end(), constants.begin(), constants.end());
 }
 
+// Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
+// the spec constants of its members' word offsets.
+constexpr const char* kPack = "attn_pack";
+constexpr uint32_t kPackConstant0 = 24;  // ATTN_PACK_OUT, _ML, _ACC, then ATTN_PACK_X0...
+constexpr uint32_t kPackExtraConstants = 5;
+
 // Naive score scratch: at most Vulkan's minimum maxStorageBufferRange.
 constexpr int64_t kScoreScratchBytes = int64_t{1} << 27;
 // Query rows per staged workgroup assumed when planning splits.
@@ -253,7 +259,32 @@ std::vector<TensorDesc> AttnCase::tensors() const {
     t.push_back(
         tensor("scores", TensorRole::kScratch, DType::kF32, {slices_per_pass_, s.seq, s.kv_seq}, "[slices,N,M]"));
   }
+  // What a packed build reaches through one binding: the kernel's output,
+  // its partials and the variant's tensors. Packing places them in one
+  // device buffer whatever the build; unpacked builds bind them one by one.
+  const std::vector<std::string> bound = extra_bindings();
+  for (auto& d : t) {
+    const bool kernel_own = d.name == "o" || d.name == "part_ml" || d.name == "part_acc" || d.name == "scores";
+    if (kernel_own || std::find(bound.begin(), bound.end(), d.name) != bound.end()) d.pack = kPack;
+  }
   return t;
+}
+
+void AttnCase::pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const {
+  if (d.buffers.size() <= rec.limits().max_per_stage_descriptor_storage_buffers) return;
+  const TensorLayout layout = tensor_layout(tensors());
+  auto words = [&](const std::string& name) {
+    return name.empty() ? 0u : static_cast<uint32_t>(layout.at(name).offset / 4);
+  };
+  if (m.extras.size() > kPackExtraConstants) throw std::logic_error(d.shader + ": too many tensors to pack");
+  d.shader += "_packed";
+  d.buffers.resize(unpacked_bindings);
+  d.buffers.push_back(kPack);
+  d.spec_constants.resize(kPackConstant0 + 3 + kPackExtraConstants, 0);
+  d.spec_constants[kPackConstant0] = words(m.out);
+  d.spec_constants[kPackConstant0 + 1] = words(m.ml);
+  d.spec_constants[kPackConstant0 + 2] = words(m.acc);
+  for (size_t i = 0; i < m.extras.size(); ++i) d.spec_constants[kPackConstant0 + 3 + i] = words(m.extras[i]);
 }
 
 void AttnCase::fill_inputs(TensorMap& t, Rng& rng) const {
@@ -348,6 +379,7 @@ void AttnCase::record_naive(Recorder& rec) const {
     scores.spec_constants.push_back(vec4_d ? 1 : 0);
     add_variant_constants(scores, naive_spec_constants());
     scores.storage = qk.storage;
+    pack_if_needed(rec, scores, 2, {"scores", "", "", extra_bindings()});
     rec.dispatch(scores);
     rec.barrier();
 
@@ -420,6 +452,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
     for (uint32_t c : flash_spec_constants()) d.spec_constants.push_back(c);
   }
   d.push = push;
+  pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", in.own_terms ? extra_bindings() : std::vector<std::string>{}});
   // Staged slots by head: each head's rows padded to a multiple of the slots.
   const int64_t grid_rows =
       f.slots_by_head && !f.direct ? s.group() * ceil_div(s.seq, tiles.row_slots) * tiles.row_slots : rows;

@@ -267,6 +267,15 @@ class AttnCase : public Case {
   void record_flash(Recorder& rec, const FlashInputs& in) const;
 
  private:
+  // Where the device allows fewer storage buffers than `d` binds, turns it
+  // into its packed build (shaders/attn/attn_pack.glsl): the first
+  // `unpacked_bindings` stay, the rest come through the case's pack, and the
+  // members' word offsets become the build's spec constants.
+  struct PackMembers {
+    std::string out, ml, acc;         // the kernel's output and partials ("": none)
+    std::vector<std::string> extras;  // the variant's extra bindings, in order
+  };
+  void pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
   void record_naive(Recorder& rec) const;
 
   FlashPlan flash_plan_;
