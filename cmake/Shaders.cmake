@@ -30,36 +30,36 @@ function(pebench_embed_shaders target shader_dir)
       list(APPEND builds "${row}")
     endforeach()
     foreach(build IN LISTS builds)
-    string(REPLACE "|" ";" build_fields "${build}")
-    list(GET build_fields 0 stem)
-    list(LENGTH build_fields nfields)
-    set(build_defs "")
-    if(nfields GREATER 1)
-      list(GET build_fields 1 build_defs)
-    endif()
-    if(stem IN_LIST seen)
-      message(FATAL_ERROR "two shaders are named ${stem}: shader names must be unique")
-    endif()
-    list(APPEND seen ${stem})
-    foreach(dtype IN LISTS PEBENCH_SHADER_DTYPES)
-      set(inc ${gen_dir}/spirv/${stem}.${dtype}.inc)
-      set(defs ${build_defs})
-      if(dtype STREQUAL "f16")
-        list(APPEND defs -DSTORAGE_F16=1)
+      string(REPLACE "|" ";" build_fields "${build}")
+      list(GET build_fields 0 stem)
+      list(LENGTH build_fields nfields)
+      set(build_defs "")
+      if(nfields GREATER 1)
+        list(GET build_fields 1 build_defs)
       endif()
-      add_custom_command(
-        OUTPUT ${inc}
-        COMMAND ${GLSLC} ${PEBENCH_GLSLC_FLAGS} -I${shader_dir} ${defs}
-                -mfmt=c -MD -MF ${inc}.d -o ${inc} ${comp}
-        DEPENDS ${comp}
-        DEPFILE ${inc}.d
-        COMMENT "glslc ${stem}.comp (${dtype})"
-        VERBATIM)
-      list(APPEND incs ${inc})
-      string(MAKE_C_IDENTIFIER "k_${stem}_${dtype}" var)
-      string(APPEND arrays "const uint32_t ${var}[] =\n#include \"spirv/${stem}.${dtype}.inc\"\n;\n")
-      string(APPEND entries "    {\"${stem}\", \"${dtype}\", ${var}, sizeof(${var}) / sizeof(uint32_t)},\n")
-    endforeach()
+      if(stem IN_LIST seen)
+        message(FATAL_ERROR "two shaders are named ${stem}: shader names must be unique")
+      endif()
+      list(APPEND seen ${stem})
+      foreach(dtype IN LISTS PEBENCH_SHADER_DTYPES)
+        set(inc ${gen_dir}/spirv/${stem}.${dtype}.inc)
+        set(defs ${build_defs})
+        if(dtype STREQUAL "f16")
+          list(APPEND defs -DSTORAGE_F16=1)
+        endif()
+        add_custom_command(
+          OUTPUT ${inc}
+          COMMAND ${GLSLC} ${PEBENCH_GLSLC_FLAGS} -I${shader_dir} ${defs}
+                  -mfmt=c -MD -MF ${inc}.d -o ${inc} ${comp}
+          DEPENDS ${comp}
+          DEPFILE ${inc}.d
+          COMMENT "glslc ${stem}.comp (${dtype})"
+          VERBATIM)
+        list(APPEND incs ${inc})
+        string(MAKE_C_IDENTIFIER "k_${stem}_${dtype}" var)
+        string(APPEND arrays "const uint32_t ${var}[] =\n#include \"spirv/${stem}.${dtype}.inc\"\n;\n")
+        string(APPEND entries "    {\"${stem}\", \"${dtype}\", ${var}, sizeof(${var}) / sizeof(uint32_t)},\n")
+      endforeach()
     endforeach()
   endforeach()
 

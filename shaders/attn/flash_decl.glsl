@@ -4,7 +4,7 @@
 //   #version 450
 //   #define ATTN_EXTRA_PUSH ...          (optional, before this include)
 //   #include "attn/flash_decl.glsl"
-//   ... the variant's bindings (from ATTN_EXTRA_BINDING0), functions, hooks
+//   ... the variant's bindings (ATTN_EXTRA_BINDING(i)), functions, hooks
 //   #include "attn/flash_main.glsl"
 //
 // Hooks (all optional; docs/attention-kernels.md has the table):

@@ -6,7 +6,7 @@
 //   #version 450
 //   #define ATTN_EXTRA_PUSH ...          (optional)
 //   #include "attn/scores_decl.glsl"
-//   ... bindings from ATTN_EXTRA_BINDING0, functions, ATTN_SCORE_TERM(h, qpos, kpos)
+//   ... bindings ATTN_EXTRA_BINDING(i), functions, ATTN_SCORE_TERM(h, qpos, kpos)
 //   #include "attn/scores_main.glsl"
 //
 // The hook may read the scaled q row with attn_q_chunk(c) (loaded on each

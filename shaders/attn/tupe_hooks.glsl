@@ -2,7 +2,7 @@
 // + bias_table[bucket(j - i'), h]. The untied positional term is a second
 // dot product per pair, over rows of pq/pk [H,M,D] indexed by absolute
 // position; the T5 bias comes from t5_hooks.glsl (rel_bias, binding
-// ATTN_EXTRA_BINDING0). Flash keeps each row slot's scaled pq row in
+// ATTN_EXTRA_BINDING(0)). Flash keeps each row slot's scaled pq row in
 // registers next to its q row; the naive score pass reads both rows.
 #ifndef PEBENCH_ATTN_TUPE_HOOKS_GLSL
 #define PEBENCH_ATTN_TUPE_HOOKS_GLSL

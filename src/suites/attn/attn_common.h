@@ -18,7 +18,8 @@
 // AttnCase plus small shader wrappers; nothing here is copied:
 //   * shaders: `attn_flash_<kernel>.comp` and `attn_scores_<kernel>.comp`
 //     include flash_decl.glsl / scores_decl.glsl, the variant's hooks
-//     (bindings from ATTN_EXTRA_BINDING0, ATTN_SCORE_TERM for additive score
+//     (tensor i at ATTN_EXTRA_BINDING(i), indexed from ATTN_EXTRA_OFF_S(i) so
+//     that the packed build works: attn_pack.glsl; ATTN_SCORE_TERM for additive score
 //     terms, ATTN_ROW_STATE for per-row state, ATTN_Q_* / ATTN_K_* for q/k
 //     transforms as rows are loaded, ATTN_VALUE_TERM for value
 //     terms, ATTN_EXTRA_PUSH), then the main part. A value term in naive
@@ -214,7 +215,8 @@ class AttnCase : public Case {
   // (ATTN_SLOTS_BY_HEAD): the grid pads each head's rows to the row slots.
   virtual bool flash_slots_by_head() const { return false; }
   // Extra tensors (inputs, constants, scratch) and the ones bound after the
-  // common buffers, from ATTN_EXTRA_BINDING0, in both kernels.
+  // common buffers, as ATTN_EXTRA_BINDING(0), (1), ... in both kernels (in a
+  // packed build all of them through the pack: pack_if_needed).
   virtual std::vector<TensorDesc> extra_tensors() const { return {}; }
   virtual std::vector<std::string> extra_bindings() const { return {}; }
   virtual void fill_extra(TensorMap& t, Rng& rng) const {}
