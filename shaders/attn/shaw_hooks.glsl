@@ -98,7 +98,22 @@ void shaw_rows_finish() {
 }
 
 #define ATTN_KEYS_BEGIN(kb, ke) shaw_keys_begin(kb, ke)
-#define ATTN_SCORE_TERM(r, h, qpos, kpos) shaw_qrk[(r) * SHAW_NREL + shaw_idx(qpos, kpos)]
+// Keys at least K away (all but 2K - 1 of a row's keys) read the table's end
+// entries at fixed indices; only the band reads an index that differs
+// between lanes, which llvmpipe turns into one load per lane.
+float shaw_score_term(uint r, uint qpos, uint kpos) {
+  const int d = int(kpos) - int(qpos), kk = int(SHAW_K);
+  float t;
+  if (d <= -kk) {
+    t = shaw_qrk[r * SHAW_NREL];
+  } else if (d >= kk) {
+    t = shaw_qrk[r * SHAW_NREL + 2 * SHAW_K];
+  } else {
+    t = shaw_qrk[r * SHAW_NREL + uint(d + kk)];
+  }
+  return t;
+}
+#define ATTN_SCORE_TERM(r, h, qpos, kpos) shaw_score_term(r, qpos, kpos)
 #define ATTN_KEY_FOLDED(r, kpos, s, w, alpha) shaw_key_folded(r, kpos, s, w, alpha)
 #define ATTN_ROWS_FINISH() shaw_rows_finish()
 
