@@ -238,7 +238,14 @@ void CaseRun::allocate_and_upload() {
   case_->fill_inputs(host_, rng);
 
   Device& dev = ctx_.device();
-  for (const auto& [name, bytes] : layout_.buffers) buffers_[name] = Buffer::Create(dev, bytes, MemoryUse::kDevice).value();
+  // In declaration order (a pack at its first member), as tensors were
+  // allocated before packs existed: where buffers land can move a kernel's time.
+  for (const auto& t : descs_) {
+    const std::string& buffer = layout_.at(t.name).buffer;
+    if (!buffers_.count(buffer)) {
+      buffers_[buffer] = Buffer::Create(dev, layout_.buffers.at(buffer), MemoryUse::kDevice).value();
+    }
+  }
   for (const auto& t : descs_) {
     if (t.role == TensorRole::kInput || t.role == TensorRole::kConstant) {
       const HostTensor& h = host_.at(t.name);
