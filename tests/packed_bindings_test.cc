@@ -80,7 +80,9 @@ void expect_packed_and_validated(const std::vector<CaseResult>& results, const s
     EXPECT_EQ(r.vk_validation_errors, 0u);
     bool packed = false;
     for (const auto& p : r.pipelines) packed = packed || (p.shader.rfind(flash_prefix, 0) == 0 && ends_with(p.shader, "_packed"));
-    if (r.impl == "flash") EXPECT_TRUE(packed) << "no " << flash_prefix << "..._packed pipeline ran";
+    if (r.impl == "flash") {
+      EXPECT_TRUE(packed) << "no " << flash_prefix << "..._packed pipeline ran";
+    }
   }
   EXPECT_GT(ran, 0u);
 }

@@ -167,7 +167,9 @@ TEST_F(ReportFromRun, GoogleBenchmarkOutputHoldsTheReportsSamples) {
     const auto samples = res["time_ns"]["samples"].get<std::vector<double>>();
     ASSERT_EQ(samples_us[name].size(), samples.size());
     for (size_t k = 0; k < samples.size(); ++k) EXPECT_NEAR(samples_us[name][k] * 1e3, samples[k], 1e-6);
-    if (samples.size() > 1) EXPECT_NEAR(median_us[name] * 1e3, res["time_ns"]["median"].get<double>(), 1e-6);
+    if (samples.size() > 1) {
+      EXPECT_NEAR(median_us[name] * 1e3, res["time_ns"]["median"].get<double>(), 1e-6);
+    }
   }
 }
 
