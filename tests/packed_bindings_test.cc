@@ -31,7 +31,9 @@ TEST(PackLayout, MembersShareABufferAtAlignedOffsetsInOrder) {
   EXPECT_EQ(layout.at("part").offset, 2 * kPackAlignment);
   EXPECT_EQ(layout.at("part").bytes, 4000u);
   ASSERT_EQ(layout.buffers.size(), 2u);
-  EXPECT_EQ(layout.buffers.at("q"), 30u);
+  EXPECT_EQ(layout.at("q").bytes, 30u);
+  EXPECT_EQ(layout.at("q").span(), 32u);  // whole words
+  EXPECT_EQ(layout.buffers.at("q"), 32u);
   EXPECT_EQ(layout.buffers.at("pack"), 2 * kPackAlignment + 4000u);
   EXPECT_THROW(layout.at("k"), std::logic_error);
 

@@ -1,6 +1,5 @@
 #include "harness/contract/tensor.h"
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -24,7 +23,7 @@ TensorLayout tensor_layout(const std::vector<TensorDesc>& tensors) {
     p.bytes = t.bytes();
     size_t& end = layout.buffers[p.buffer];
     p.offset = (end + kPackAlignment - 1) / kPackAlignment * kPackAlignment;
-    end = p.offset + std::max<size_t>(p.bytes, 4);
+    end = p.offset + p.span();
   }
   for (const auto& t : tensors) {
     if (!t.pack.empty() && layout.tensors.count(t.pack)) {

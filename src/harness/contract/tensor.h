@@ -2,6 +2,7 @@
 // and a host copy holding the exact bytes the GPU reads or wrote.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -50,6 +51,10 @@ struct TensorPlacement {
   std::string buffer;
   size_t offset = 0;  // bytes
   size_t bytes = 0;
+  // The bytes it occupies there: at least 4 and a multiple of 4 (Vulkan
+  // forbids empty buffers and fills whole words), what binding it alone and
+  // its output fill cover.
+  size_t span() const { return (std::max<size_t>(bytes, 4) + 3) / 4 * 4; }
 };
 struct TensorLayout {
   std::map<std::string, TensorPlacement> tensors;

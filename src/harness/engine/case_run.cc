@@ -95,8 +95,7 @@ class CommandRecorder : public Recorder {
     if (auto t = layout_.tensors.find(name); t != layout_.tensors.end()) {
       buffer = t->second.buffer;
       r.offset = t->second.offset;
-      bytes = std::max<size_t>(t->second.bytes, 4);
-      r.size = bytes;
+      r.size = bytes = t->second.span();
     } else if (auto b = layout_.buffers.find(name); b != layout_.buffers.end()) {
       bytes = b->second;
     } else {
@@ -261,7 +260,7 @@ void CaseRun::allocate_and_upload() {
   for (const auto& t : descs_) {
     if (t.role != TensorRole::kOutput) continue;
     const TensorPlacement& at = layout_.at(t.name);
-    fill->fill(*buffers_.at(at.buffer), 0xFFFFFFFFu, at.offset, (std::max<size_t>(at.bytes, 4) + 3) / 4 * 4);
+    fill->fill(*buffers_.at(at.buffer), 0xFFFFFFFFu, at.offset, at.span());
   }
   throw_if_error(fill->end());
   throw_if_error(fill->submit_and_wait());
