@@ -70,6 +70,25 @@ TEST(Pipeline, AMissingSpecConstantIsAClearErrorNamingIt) {
   }
 }
 
+TEST(Pipeline, AMisnamedSpecConstantIsAClearErrorNamingBoth) {
+  PipelineDesc desc;
+  desc.buffer_count = 1;
+  desc.push_constant_bytes = 8;
+  desc.spec_constants = {64, 1};
+  desc.spec_names = {{1, "VEC4_M"}};  // attn_softmax calls constant 1 VEC4
+  try {
+    test::gpu().pipeline("attn_softmax", DType::kF32, desc);
+    FAIL() << "a pipeline whose spec constant the host names differently was created";
+  } catch (const StatusError& e) {
+    EXPECT_NE(std::string(e.what()).find("spec constant 1 as VEC4_M, the shader declares it as VEC4"),
+              std::string::npos)
+        << e.what();
+  }
+  // The right name, and a name for an id the shader does not declare, are fine.
+  desc.spec_names = {{1, "VEC4"}, {7, "ANYTHING"}};
+  EXPECT_NO_THROW(test::gpu().pipeline("attn_softmax", DType::kF32, desc));
+}
+
 TEST(Pipeline, AWorkgroupPastTheDeviceLimitIsUnsupported) {
   GpuContext& phone = test::gpu_as("android-baseline-2022");
   PipelineDesc desc;

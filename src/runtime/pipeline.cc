@@ -18,6 +18,15 @@ Status check_spec_constants(const SpirvReflection& shader, const PipelineDesc& d
                            VK_ERROR_INITIALIZATION_FAILED);
     }
   }
+  // An id the shader does not declare (unused, or removed by the optimizer)
+  // is set to no effect, as Vulkan allows.
+  for (const auto& [id, name] : desc.spec_names) {
+    if (shader.declares_spec(id) && shader.spec_name(id) != name) {
+      return Status::error(fmt::format("{}: the host sets spec constant {} as {}, the shader declares it as {}",
+                                       desc.name, id, name, shader.spec_name(id)),
+                           VK_ERROR_INITIALIZATION_FAILED);
+    }
+  }
   return Status();
 }
 

@@ -3,8 +3,9 @@
 // specialization constants (constant_id i = spec_constants[i]).
 //
 // Contract: the pipeline is built through the device's VkPipelineCache.
-// Every spec constant the shader's SPIR-V declares must be given (a missing
-// one is a host/shader mismatch, an error), and the workgroup size the
+// Every spec constant the shader's SPIR-V declares must be given, under the
+// name the host expects where it names one (a missing or misnamed one is a
+// host/shader mismatch, an error), and the workgroup size the
 // constants give must fit the device's limits (else FEATURE_NOT_PRESENT).
 // Where the device enabled pipelineExecutableInfo, the driver's statistics
 // are captured (VGPRs, spills, ... under the driver's own names).
@@ -33,6 +34,8 @@ struct PipelineDesc {
   uint32_t buffer_count = 0;             // storage buffers at bindings 0..buffer_count-1
   uint32_t push_constant_bytes = 0;      // multiple of 4, <= maxPushConstantsSize
   std::vector<uint32_t> spec_constants;  // constant_id i gets spec_constants[i]
+  // Names the host expects at some of those ids (Dispatch::spec_names).
+  std::vector<std::pair<uint32_t, std::string>> spec_names;
   uint32_t required_subgroup_size = 0;   // 0: the driver's choice
   bool full_subgroups = false;
 };

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "harness/contract/dtype.h"
@@ -67,6 +68,10 @@ struct Dispatch {
   std::string shader;                    // file stem of shaders/**/<shader>.comp
   std::vector<std::string> buffers;      // tensor names bound at bindings 0..n-1
   std::vector<uint32_t> spec_constants;  // constant_id i = spec_constants[i]
+  // (constant_id, name) of constants the host sets by the shader's name for
+  // them: creating the pipeline fails where the shader declares that id
+  // under another name (a host/shader mismatch).
+  std::vector<std::pair<uint32_t, std::string>> spec_names;
   PushConstants push;
   std::array<uint32_t, 3> groups{1, 1, 1};
   uint32_t required_subgroup_size = 0;  // 0: driver's choice

@@ -51,6 +51,7 @@ class CommandRecorder : public Recorder {
     desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
     desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
     desc.spec_constants = d.spec_constants;
+    desc.spec_names = d.spec_names;
     desc.required_subgroup_size = d.required_subgroup_size;
     const DType storage = d.storage.value_or(result_.params.dtype());
     const ComputePipeline& pipeline = ctx_.pipeline(d.shader, storage, desc);

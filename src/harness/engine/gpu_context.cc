@@ -20,6 +20,9 @@ const ComputePipeline& GpuContext::pipeline(const std::string& shader, DType sto
   std::string key = fmt::format("{}.{}|b{}|p{}|sg{}|fs{}|", shader, build, desc.buffer_count,
                                 desc.push_constant_bytes, desc.required_subgroup_size, desc.full_subgroups);
   for (uint32_t c : desc.spec_constants) key += fmt::format("{},", c);
+  // Names are checked when the pipeline is created: a request naming them
+  // differently is another request.
+  for (const auto& [id, name] : desc.spec_names) key += fmt::format("|{}={}", id, name);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
 
   const std::string module_key = fmt::format("{}.{}", shader, build);
