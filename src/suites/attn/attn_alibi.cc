@@ -30,45 +30,54 @@ std::vector<double> alibi_slopes(int64_t heads) {
 
 namespace {
 
-class AttnAlibiCase : public AttnCase {
+// The bias -m_h (i' - j) (causal) or -m_h |i' - j|, slopes bound as [H].
+class AlibiBias : public AttnTerm {
  public:
-  explicit AttnAlibiCase(const Params& p) : AttnCase(p), slopes_(alibi_slopes(shape_.heads)) { plan(); }
+  explicit AlibiBias(const AttnShape& s) : shape_(s), slopes_(alibi_slopes(s.heads)) {}
 
- protected:
-  std::string kernel() const override { return "alibi"; }
-  std::vector<TensorDesc> extra_tensors() const override {
+  std::vector<TensorDesc> tensors() const override {
     return {tensor("slopes", TensorRole::kConstant, DType::kF32, {shape_.heads}, "[H]")};
   }
-  std::vector<std::string> extra_bindings() const override { return {"slopes"}; }
-  void fill_extra(TensorMap& t, Rng& rng) const override {
+  void fill(TensorMap& t, Rng&) const override {
     for (size_t h = 0; h < slopes_.size(); ++h) t.at("slopes").set(static_cast<int64_t>(h), slopes_[h]);
   }
+  std::vector<std::string> bindings() const override { return {"slopes"}; }
 
-  AttnRefTerms reference_terms(const TensorMap&) const override {
-    AttnRefTerms terms;
-    terms.score = [this](int64_t h, int64_t qpos, int64_t kpos, const double*, const double*) {
+  void add_reference(const TensorMap&, AttnRefTerms& terms) const override {
+    terms.add_score([this](int64_t h, int64_t qpos, int64_t kpos, const double*, const double*) {
       const double d = static_cast<double>(qpos - kpos);
       return -slopes_[static_cast<size_t>(h)] * (shape_.causal ? d : std::fabs(d));
-    };
-    return terms;
+    });
   }
 
   // One multiply-add per score.
-  double extra_flops() const override { return 2.0 * shape_.scores(); }
+  double flops() const override { return 2.0 * shape_.scores(); }
 
-  ScoreError extra_score_error() const override {
+  TermError score_error(double s_before) const override {
     // The f32 slope (rounded) times the exact distance, rounded: 2u |bias|.
-    // Keys whose weight matters (s >= max - 40) have |bias| <= 40 + 2 s_max,
-    // since the key at i' has bias 0.
-    const double s_max = std::fabs(shape_.scale) * static_cast<double>(shape_.dim);
-    ScoreError err;
-    err.abs = 2 * std::ldexp(1.0, -24) * (40 + 2 * s_max);
+    // Keys whose weight matters (s >= max - 40) have |bias| <= 40 + 2 s,
+    // since the key at i' has bias 0 (which is also why the bias never
+    // widens the spread of the scores that matter: reach 0).
+    TermError err;
+    err.abs = 2 * std::ldexp(1.0, -24) * (40 + 2 * s_before);
     err.model = "(bias 2u|b|)";
     return err;
   }
 
  private:
+  AttnShape shape_;
   std::vector<double> slopes_;
+};
+
+class AttnAlibiCase : public AttnCase {
+ public:
+  explicit AttnAlibiCase(const Params& p) : AttnCase(p) {
+    add_term(std::make_unique<AlibiBias>(shape_));
+    plan();
+  }
+
+ protected:
+  std::string kernel() const override { return "alibi"; }
 };
 
 class AttnAlibi : public Variant {

@@ -8,18 +8,16 @@
 namespace pebench {
 namespace {
 
-// Appends a variant's specialization constants from constant_id 6.
-void add_variant_constants(Dispatch& d, const std::vector<uint32_t>& constants) {
-  if (constants.empty()) return;
-  d.spec_constants.resize(6, 0);
-  d.spec_constants.insert(d.spec_constants.end(), constants.begin(), constants.end());
-}
+// The terms' specialization constants start at this constant_id.
+constexpr uint32_t kTermConstant0 = 6;
 
 // Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
 // the spec constants of its members' word offsets.
 constexpr const char* kPack = "attn_pack";
 constexpr uint32_t kPackConstant0 = 24;  // ATTN_PACK_OUT, _ML, _ACC, then ATTN_PACK_X0...
 constexpr uint32_t kPackExtraConstants = 5;
+constexpr const char* kPackConstantNames[] = {"ATTN_PACK_OUT", "ATTN_PACK_ML", "ATTN_PACK_ACC", "ATTN_PACK_X0",
+                                              "ATTN_PACK_X1",  "ATTN_PACK_X2", "ATTN_PACK_X3",  "ATTN_PACK_X4"};
 
 // Naive score scratch: at most Vulkan's minimum maxStorageBufferRange.
 constexpr int64_t kScoreScratchBytes = int64_t{1} << 27;
@@ -205,7 +203,7 @@ void AttnCase::plan() {
   // Flash: from the parameters alone (see FlashPlan).
   FlashPlan& f = flash_plan_;
   const int64_t rows = s.group() * s.seq;
-  const FlashHookLoops hooks = flash_hook_loops();
+  const FlashHookLoops hooks = term_loops();
   f.parts = row_parts();
   f.slots_by_head = flash_slots_by_head();
   f.direct = rows <= kFlashDirectMaxRows;
@@ -246,7 +244,9 @@ std::vector<TensorDesc> AttnCase::tensors() const {
       tensor("k", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
       tensor("v", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
       tensor("o", TensorRole::kOutput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]")};
-  for (auto& e : extra_tensors()) t.push_back(std::move(e));
+  for (const auto& term : terms_) {
+    for (auto& e : term->tensors()) t.push_back(std::move(e));
+  }
   if (flash_) {
     // Partials of the key splits (a placeholder element when unsplit: the
     // kernel always binds them).
@@ -262,7 +262,7 @@ std::vector<TensorDesc> AttnCase::tensors() const {
   // What a packed build reaches through one binding: the kernel's output,
   // its partials and the variant's tensors. Packing places them in one
   // device buffer whatever the build; unpacked builds bind them one by one.
-  const std::vector<std::string> bound = extra_bindings();
+  const std::vector<std::string> bound = term_bindings();
   for (auto& d : t) {
     const bool kernel_own = d.name == "o" || d.name == "part_ml" || d.name == "part_acc" || d.name == "scores";
     if (kernel_own || std::find(bound.begin(), bound.end(), d.name) != bound.end()) d.pack = kPack;
@@ -285,16 +285,55 @@ void AttnCase::pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindin
   d.spec_constants[kPackConstant0 + 1] = words(m.ml);
   d.spec_constants[kPackConstant0 + 2] = words(m.acc);
   for (size_t i = 0; i < m.extras.size(); ++i) d.spec_constants[kPackConstant0 + 3 + i] = words(m.extras[i]);
+  for (uint32_t i = 0; i < 3 + kPackExtraConstants; ++i) d.spec_names.emplace_back(kPackConstant0 + i, kPackConstantNames[i]);
+}
+
+std::vector<std::string> AttnCase::term_bindings() const {
+  std::vector<std::string> names;
+  for (const auto& term : terms_) {
+    for (auto& b : term->bindings()) names.push_back(std::move(b));
+  }
+  return names;
+}
+
+void AttnCase::add_term_push(PushConstants& push) const {
+  for (const auto& term : terms_) term->push(push);
+}
+
+void AttnCase::add_term_constants(Dispatch& d) const {
+  std::vector<NamedConstant> constants;
+  for (const auto& term : terms_) {
+    for (auto& c : term->spec_constants()) constants.push_back(std::move(c));
+  }
+  if (constants.empty()) return;
+  d.spec_constants.resize(kTermConstant0, 0);
+  for (const NamedConstant& c : constants) {
+    d.spec_names.emplace_back(static_cast<uint32_t>(d.spec_constants.size()), c.name);
+    d.spec_constants.push_back(c.value);
+  }
+}
+
+FlashHookLoops AttnCase::term_loops() const {
+  FlashHookLoops loops;
+  for (const auto& term : terms_) loops += term->flash_loops();
+  return loops;
+}
+
+AttnRefTerms AttnCase::reference_terms(const TensorMap& t) const {
+  AttnRefTerms terms;
+  for (const auto& term : terms_) term->add_reference(t, terms);
+  return terms;
 }
 
 void AttnCase::fill_inputs(TensorMap& t, Rng& rng) const {
   for (const char* name : {"q", "k", "v"}) t.at(name).fill_uniform(rng, -1.0, 1.0);
-  fill_extra(t, rng);
+  for (const auto& term : terms_) term->fill(t, rng);
 }
 
 double AttnCase::reference_row_cost() const {
-  return static_cast<double>(shape_.kv_seq) * (4.0 * static_cast<double>(shape_.dim) + 30.0 +
-                                               reference_extra_cost_per_key());
+  double per_key = 4.0 * static_cast<double>(shape_.dim) + 30.0;
+  for (const auto& term : terms_) per_key += term->reference_cost_per_key();
+  return static_cast<double>(shape_.kv_seq) * per_key;
 }
 
 void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const {
@@ -350,6 +389,9 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
 }
 
 void AttnCase::record(Recorder& rec) const {
+  bool prepass = false;
+  for (const auto& term : terms_) prepass = term->record_prepass(rec) || prepass;
+  if (prepass) rec.barrier();
   if (flash_) {
     record_flash(rec, {kernel()});
   } else {
@@ -371,15 +413,15 @@ void AttnCase::record_naive(Recorder& rec) const {
     PushConstants sp = s.push();
     sp.u32(static_cast<uint32_t>(s0))
         .u32(static_cast<uint32_t>(n));
-    extra_push(sp);
+    add_term_push(sp);
     std::vector<std::string> bufs{qk.q, qk.k, "scores"};
-    for (auto& e : extra_bindings()) bufs.push_back(e);
+    for (auto& e : term_bindings()) bufs.push_back(e);
     Dispatch scores = grid_dispatch(rec, naive_scores_shader(), bufs, n * s.seq * s.kv_seq, sp, dim_loops);
     scores.spec_constants.push_back(static_cast<uint32_t>(s.dim));
     scores.spec_constants.push_back(vec4_d ? 1 : 0);
-    add_variant_constants(scores, naive_spec_constants());
+    add_term_constants(scores);
     scores.storage = qk.storage;
-    pack_if_needed(rec, scores, 2, {"scores", "", "", extra_bindings()});
+    pack_if_needed(rec, scores, 2, {"scores", "", "", term_bindings()});
     rec.dispatch(scores);
     rec.barrier();
 
@@ -399,17 +441,21 @@ void AttnCase::record_naive(Recorder& rec) const {
         .u32(static_cast<uint32_t>(n));
     // One P.V per part; the variant's value term (if any) belongs to part 0.
     const std::vector<Part> parts = part_tensors();
+    std::vector<std::string> pv_extra;
+    uint32_t pv_term_loops = 0;
+    for (const auto& term : terms_) {
+      for (auto& e : term->pv_bindings()) pv_extra.push_back(std::move(e));
+      pv_term_loops += term->pv_loops();
+    }
     for (size_t p = 0; p < parts.size(); ++p) {
       std::vector<std::string> pv_bufs{"scores", parts[p].value, parts[p].output};
-      if (p == 0) {
-        for (auto& e : naive_pv_bindings()) pv_bufs.push_back(e);
-      }
+      if (p == 0) pv_bufs.insert(pv_bufs.end(), pv_extra.begin(), pv_extra.end());
       Dispatch pv = grid_dispatch(rec, p == 0 ? naive_pv_shader() : "attn_pv", pv_bufs, n * s.seq * dim_loops, pp,
-                                  key_loops + (p == 0 ? naive_pv_hook_loops() : 0));
+                                  key_loops + (p == 0 ? pv_term_loops : 0));
       pv.spec_constants.push_back(static_cast<uint32_t>(s.dim));
       pv.spec_constants.push_back(vec4_d ? 1 : 0);
       pv.spec_constants.push_back(vec4_m ? 1 : 0);
-      if (p == 0) add_variant_constants(pv, naive_spec_constants());
+      if (p == 0) add_term_constants(pv);
       rec.dispatch(pv);
     }
   }
@@ -425,7 +471,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
                         subgroup.size, rec.launch().is_cpu(),
                         (subgroup.supported_operations & kSubgroupFeatureShuffle) != 0, subgroup.min_size};
   const FlashTiles tiles = flash_tiles(s, f, dev);
-  const uint64_t loops = flash_loop_iterations(f, tiles, in.own_terms ? flash_hook_loops() : FlashHookLoops{});
+  const uint64_t loops = flash_loop_iterations(f, tiles, in.own_terms ? term_loops() : FlashHookLoops{});
   if (loops > rec.launch().max_loop_iterations()) {
     throw Unsupported(fmt::format(
         "flash: an invocation would run {} loop iterations over {} keys ({} keys per tile); this driver stops "
@@ -437,22 +483,20 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   push.u32(static_cast<uint32_t>(f.keys_per_split))
       .u32(static_cast<uint32_t>(f.splits))
       .u32(static_cast<uint32_t>(s.q_rows()));
-  if (in.own_terms) extra_push(push);
+  if (in.own_terms) add_term_push(push);
   Dispatch d;
   const bool gpu = tiles.lanes > 0;
   d.shader = std::string(gpu ? (tiles.shared_reduce ? "attn_flash_gpusm_" : "attn_flash_gpu_") : "attn_flash_") +
              in.kernel;
   d.buffers = {in.q, in.k, "v", "o", "part_ml", "part_acc"};
   if (in.own_terms) {
-    for (auto& e : extra_bindings()) d.buffers.push_back(e);
+    for (auto& e : term_bindings()) d.buffers.push_back(e);
   }
   d.spec_constants = {tiles.invocations, static_cast<uint32_t>(s.dim), tiles.keys, s.dim % 4 == 0 ? 1u : 0u,
                       gpu ? tiles.lanes : tiles.row_slots, f.direct ? 1u : 0u};
-  if (in.own_terms) {
-    for (uint32_t c : flash_spec_constants()) d.spec_constants.push_back(c);
-  }
+  if (in.own_terms) add_term_constants(d);
   d.push = push;
-  pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", in.own_terms ? extra_bindings() : std::vector<std::string>{}});
+  pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", in.own_terms ? term_bindings() : std::vector<std::string>{}});
   // Staged slots by head: each head's rows padded to a multiple of the slots.
   const int64_t grid_rows =
       f.slots_by_head && !f.direct ? s.group() * ceil_div(s.seq, tiles.row_slots) * tiles.row_slots : rows;
@@ -489,7 +533,9 @@ double AttnCase::score_max() const {
 
 Cost AttnCase::cost() const {
   // q.k and p.v: two multiply-adds per (score, dim).
-  return {io_bytes(tensors()), 4.0 * shape_.scores() * static_cast<double>(shape_.dim) + extra_flops()};
+  double flops = 4.0 * shape_.scores() * static_cast<double>(shape_.dim);
+  for (const auto& term : terms_) flops += term->flops();
+  return {io_bytes(tensors()), flops};
 }
 
 Tolerance AttnCase::tolerance() const {
@@ -502,10 +548,19 @@ Tolerance AttnCase::tolerance() const {
   const double u = std::ldexp(1.0, -24);
   const double D = static_cast<double>(s.dim), M = static_cast<double>(s.kv_seq);
   const double qk = qk_max();
-  const double s_max = score_max();
+  // The terms' errors, each seeing the largest |score| of the parts before
+  // it; s_max ends as the largest |score| of all.
+  double s_max = score_max();
+  TermError extra;
+  for (const auto& term : terms_) {
+    const TermError e = term->score_error(s_max);
+    extra.abs += e.abs;
+    extra.rms += e.rms;
+    if (!e.model.empty()) extra.model += (extra.model.empty() ? "" : " ") + e.model;
+    s_max += e.reach;
+  }
   // Dot product (f32, D terms, worst case) and the scaling.
   const double dot_err = std::fabs(s.scale) * D * D * qk * qk * u + s_max * u;
-  const ScoreError extra = extra_score_error();
   // GLSL's exp: (3 + 2|x|) ulp; weights that matter have |x| <= 40 + 2 s_max.
   const double exp_err = (3 + 2 * (40 + 2 * s_max)) * 2 * u;
   const double sum_err = 4 * std::sqrt(M) * u;

@@ -15,7 +15,10 @@
 //          attn_combine merges the partial (m, l, acc) (flash-decoding).
 //
 // Adding a variant (attn.t5, attn.shaw, attn.xl, ...) is a subclass of
-// AttnCase plus small shader wrappers; nothing here is copied:
+// AttnCase that names its kernel and adds its terms (attn_term.h: tensors,
+// bindings, push and spec constants, pre-passes, reference term, cost and
+// error model in one object each), plus small shader wrappers; nothing here
+// is copied:
 //   * shaders: `attn_flash_<kernel>.comp` and `attn_scores_<kernel>.comp`
 //     include flash_decl.glsl / scores_decl.glsl, the variant's hooks
 //     (tensor i at ATTN_EXTRA_BINDING(i), indexed from ATTN_EXTRA_OFF_S(i) so
@@ -33,21 +36,23 @@
 //     ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_SCORES share distance-indexed
 //     rows between an invocation's consecutive slots (XL:
 //     flash_slots_by_head()).
-//   * host: override kernel() and whichever hooks below apply: extra tensors
-//     and their bindings and push constants, the reference's score/value
-//     terms and q/k transforms (reference_terms), extra flops, loop counts of the hooks' own
-//     loops, and the error terms they add. A different default scale is the
+//   * host: the constructor adds the terms (add_term) and calls plan(); the
+//     few hooks below that are about the kernel rather than a term (its
+//     name, row parts, slot order, a naive pre-pass, the magnitude of q and
+//     k) are overridden where they apply. A different default scale is the
 //     `default_scale` passed to resolve_attn_params().
 // docs/attention-kernels.md describes the kernels, tiling and limits.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/contract/params.h"
 #include "harness/contract/variant.h"
+#include "suites/attn/attn_term.h"
 #include "suites/common/suite_util.h"
 
 namespace pebench {
@@ -144,30 +149,8 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
 
 // Loop iterations one flash invocation runs in the loops that are not
 // unrolled ([[unroll]] loops have specialization-constant trip counts and
-// are unrolled by the driver's compiler), plus the variant's hook loops.
-struct FlashHookLoops {
-  uint64_t per_invocation = 0;  // of ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_ROWS_FINISH, once each
-  uint64_t per_row = 0;       // rolled loop iterations of the q-row hooks, per row slot
-  uint64_t per_key = 0;       // of ATTN_SCORE_TERM / ATTN_VALUE_TERM per key folded in
-  uint64_t per_key_load = 0;  // of ATTN_K_ROW_PREPARE / ATTN_K_CHUNK_TRANSFORM per key row (direct)
-  uint64_t per_chunk = 0;     // of ATTN_K_STAGE_TRANSFORM per staged chunk
-};
+// are unrolled by the driver's compiler), plus the terms' hook loops.
 uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const FlashHookLoops& hooks);
-
-// A variant's terms in the float64 reference, built from the inputs by
-// AttnCase::reference_terms() for one reference() call, so that no state
-// outlives the call or depends on the order of calls. Every member is
-// optional (empty: no term).
-struct AttnRefTerms {
-  // q row of head h at position qpos / k row of kv head kvh at kpos, in place.
-  std::function<void(int64_t h, int64_t qpos, double* q)> q;
-  std::function<void(int64_t kvh, int64_t kpos, double* k)> k;
-  // Added to scale * q.k of a visible key; q after `q` (unscaled) and k
-  // after `k`, D doubles each.
-  std::function<double(int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k)> score;
-  // Adds w * (the pair's value term) to acc[D].
-  std::function<void(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc)> value;
-};
 
 class AttnCase : public Case {
  public:
@@ -188,21 +171,26 @@ class AttnCase : public Case {
   int64_t naive_slices_per_pass() const { return slices_per_pass_; }
   // The variant's rolled hook loops, as record() counts them against the
   // loop budget (flash_loop_iterations).
-  FlashHookLoops hook_loops() const { return flash_hook_loops(); }
+  FlashHookLoops hook_loops() const { return term_loops(); }
 
  protected:
   // Must be called at the end of the subclass constructor (it asks the hooks).
   void plan();
 
-  // ---- variant hooks ------------------------------------------------------
+  // The variant's terms, in binding order (attn_term.h); the constructor
+  // adds them before plan().
+  template <class Term>
+  const Term& add_term(std::unique_ptr<Term> term) {
+    const Term& added = *term;
+    terms_.push_back(std::move(term));
+    return added;
+  }
+
+  // ---- kernel hooks -------------------------------------------------------
   // Shader suffix: attn_flash_<kernel>, attn_scores_<kernel>.
   virtual std::string kernel() const = 0;
   virtual std::string naive_scores_shader() const { return "attn_scores_" + kernel(); }
   virtual std::string naive_pv_shader() const { return "attn_pv"; }
-  // Loop iterations the pv shader's ATTN_VALUE_TERM adds per item, and the
-  // tensors it reads (bound from ATTN_PV_EXTRA_BINDING0), in naive.
-  virtual uint32_t naive_pv_hook_loops() const { return 0; }
-  virtual std::vector<std::string> naive_pv_bindings() const { return {}; }
   // D-wide parts of every q, k, v and output row (ATTN_PARTS in the flash
   // kernel), and per part the value tensor and the output it is weighted
   // into: one naive P.V pass and one attn_combine pass each. Complex: 2.
@@ -214,19 +202,6 @@ class AttnCase : public Case {
   // Staged flash slots are consecutive positions of one head
   // (ATTN_SLOTS_BY_HEAD): the grid pads each head's rows to the row slots.
   virtual bool flash_slots_by_head() const { return false; }
-  // Extra tensors (inputs, constants, scratch) and the ones bound after the
-  // common buffers, as ATTN_EXTRA_BINDING(0), (1), ... in both kernels (in a
-  // packed build all of them through the pack: pack_if_needed).
-  virtual std::vector<TensorDesc> extra_tensors() const { return {}; }
-  virtual std::vector<std::string> extra_bindings() const { return {}; }
-  virtual void fill_extra(TensorMap& t, Rng& rng) const {}
-  // Push constants after the common ones (ATTN_EXTRA_PUSH, flash kernel).
-  virtual void extra_push(PushConstants& push) const {}
-  // Specialization constants of the variant's hooks, from constant_id 6, in
-  // the flash kernel and in the naive score and (part 0) P.V passes.
-  virtual std::vector<uint32_t> flash_spec_constants() const { return {}; }
-  virtual std::vector<uint32_t> naive_spec_constants() const { return {}; }
-  virtual FlashHookLoops flash_hook_loops() const { return {}; }
   // Naive: dispatches before the score pass (e.g. rotating q and k); returns
   // the tensors the score pass reads as q and k and the build to read them with.
   struct NaiveQK {
@@ -234,25 +209,11 @@ class AttnCase : public Case {
     DType storage;
   };
   virtual NaiveQK record_naive_prepass(Recorder& rec) const { return {"q", "k", shape_.dtype}; }
-
-  // Reference: the variant's terms over these inputs (AttnRefTerms).
-  virtual AttnRefTerms reference_terms(const TensorMap& t) const { return {}; }
-  virtual double reference_extra_cost_per_key() const { return 0; }
-
-  // Cost and error model.
-  virtual double extra_flops() const { return 0; }
-  // Largest |component| of q and k as the dot product sees them (inputs are
-  // uniform in [-1, 1]).
+  // Error model: largest |component| of q and k as the dot product sees
+  // them (inputs are uniform in [-1, 1]), and the largest |score| before
+  // the terms (exp's error grows with it); default |scale| D qk_max^2.
   virtual double qk_max() const { return 1.0; }
-  // Largest |score| before bias terms (exp's error grows with it); default
-  // |scale| D qk_max^2.
   virtual double score_max() const;
-  struct ScoreError {
-    double abs = 0;  // bound on a visible score's error beyond the dot product's
-    double rms = 0;  // rms of independent per-score errors (e.g. Vulkan's sin/cos)
-    std::string model;
-  };
-  virtual ScoreError extra_score_error() const { return {}; }
 
   AttnShape shape_;
   bool flash_;  // impl=flash (else naive)
@@ -279,6 +240,15 @@ class AttnCase : public Case {
   };
   void pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
   void record_naive(Recorder& rec) const;
+
+  // What the terms add, in order (see AttnTerm).
+  std::vector<std::string> term_bindings() const;
+  void add_term_push(PushConstants& push) const;
+  void add_term_constants(Dispatch& d) const;
+  FlashHookLoops term_loops() const;
+  AttnRefTerms reference_terms(const TensorMap& t) const;
+
+  std::vector<std::unique_ptr<AttnTerm>> terms_;
 
   FlashPlan flash_plan_;
   int64_t slices_per_pass_ = 1;

@@ -16,9 +16,57 @@
 namespace pebench {
 namespace {
 
+// The imaginary parts qi, ki, vi, oi and what they cost (complex_hooks.glsl
+// replaces the score; the reference is the case's own).
+class ImaginaryParts : public AttnTerm {
+ public:
+  ImaginaryParts(const AttnShape& s, bool flash) : shape_(s), flash_(flash) {}
+
+  std::vector<TensorDesc> tensors() const override {
+    const AttnShape& s = shape_;
+    return {tensor("qi", TensorRole::kInput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"),
+            tensor("ki", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
+            tensor("vi", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
+            tensor("oi", TensorRole::kOutput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]")};
+  }
+  void fill(TensorMap& t, Rng& rng) const override {
+    for (const char* name : {"qi", "ki", "vi"}) t.at(name).fill_uniform(rng, -1.0, 1.0);
+  }
+  // Flash reads and writes the imaginary parts itself; naive's score pass
+  // reads qi and ki (vi and oi go to the second P.V pass).
+  std::vector<std::string> bindings() const override {
+    return flash_ ? std::vector<std::string>{"qi", "ki", "vi", "oi"} : std::vector<std::string>{"qi", "ki"};
+  }
+  double reference_cost_per_key() const override { return 8.0 * static_cast<double>(shape_.dim); }
+
+  // Per score: three more D-term dot products (qi.ki, q.ki, qi.k) and the
+  // second P.V (p.vi), D multiply-adds each, and re^2 + im^2 (two).
+  double flops() const override { return (8.0 * static_cast<double>(shape_.dim) + 4) * shape_.scores(); }
+
+  // s_before: the case's score_max, |s| <= scale 2 sqrt(2) D.
+  TermError score_error(double s_before) const override {
+    // re and im are f32 sums of 2D products of size <= 1 each (worst case
+    // (2D)^2 u apiece); |z| moves by at most sqrt(2) times that (the norm is
+    // 1-Lipschitz), scaled; the squares, their sum and sqrt round 3 more
+    // times, u |s| each. The core counts scale D^2 u + u s_max already.
+    const double u = std::ldexp(1.0, -24), D = static_cast<double>(shape_.dim);
+    TermError err;
+    err.abs = std::fabs(shape_.scale) * (4 * std::sqrt(2.0) - 1) * D * D * u + 3 * u * s_before;
+    err.model = "(re, im over 2D terms each, |z|)";
+    return err;
+  }
+
+ private:
+  AttnShape shape_;
+  bool flash_;
+};
+
 class AttnComplexCase : public AttnCase {
  public:
-  explicit AttnComplexCase(const Params& p) : AttnCase(p) { plan(); }
+  explicit AttnComplexCase(const Params& p) : AttnCase(p) {
+    add_term(std::make_unique<ImaginaryParts>(shape_, flash_));
+    plan();
+  }
 
   // The score is not scale q.k plus terms: a reference of its own, over
   // both outputs, in float64 from the stored values.
@@ -85,41 +133,9 @@ class AttnComplexCase : public AttnCase {
   int64_t row_parts() const override { return 2; }
   std::vector<Part> part_tensors() const override { return {{"v", "o"}, {"vi", "oi"}}; }
 
-  std::vector<TensorDesc> extra_tensors() const override {
-    const AttnShape& s = shape_;
-    return {tensor("qi", TensorRole::kInput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"),
-            tensor("ki", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
-            tensor("vi", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
-            tensor("oi", TensorRole::kOutput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]")};
-  }
-  // Flash reads and writes the imaginary parts itself; naive's score pass
-  // reads qi and ki (vi and oi go to the second P.V pass).
-  std::vector<std::string> extra_bindings() const override {
-    return flash_ ? std::vector<std::string>{"qi", "ki", "vi", "oi"} : std::vector<std::string>{"qi", "ki"};
-  }
-  void fill_extra(TensorMap& t, Rng& rng) const override {
-    for (const char* name : {"qi", "ki", "vi"}) t.at(name).fill_uniform(rng, -1.0, 1.0);
-  }
-  double reference_extra_cost_per_key() const override { return 8.0 * static_cast<double>(shape_.dim); }
-
-  // Per score: three more D-term dot products (qi.ki, q.ki, qi.k) and the
-  // second P.V (p.vi), D multiply-adds each, and re^2 + im^2 (two).
-  double extra_flops() const override { return (8.0 * static_cast<double>(shape_.dim) + 4) * shape_.scores(); }
-
   // |re|, |im| <= 2D (components in [-1, 1]): |s| <= scale 2 sqrt(2) D.
   double score_max() const override {
     return 2 * std::sqrt(2.0) * std::fabs(shape_.scale) * static_cast<double>(shape_.dim);
-  }
-  ScoreError extra_score_error() const override {
-    // re and im are f32 sums of 2D products of size <= 1 each (worst case
-    // (2D)^2 u apiece); |z| moves by at most sqrt(2) times that (the norm is
-    // 1-Lipschitz), scaled; the squares, their sum and sqrt round 3 more
-    // times, u |s| each. The core counts scale D^2 u + u s_max already.
-    const double u = std::ldexp(1.0, -24), D = static_cast<double>(shape_.dim);
-    ScoreError err;
-    err.abs = std::fabs(shape_.scale) * (4 * std::sqrt(2.0) - 1) * D * D * u + 3 * u * score_max();
-    err.model = "(re, im over 2D terms each, |z|)";
-    return err;
   }
 };
 

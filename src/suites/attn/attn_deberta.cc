@@ -61,34 +61,28 @@ Tables choose_tables(const Params& p) {
           width < p.i("seq") && p2c_bytes(p, width) <= kTableBytes};
 }
 
-class AttnDebertaCase : public AttnCase {
+// DeBERTa's c2p and p2c terms (deberta_hooks.glsl), with their pre-passes.
+class DisentangledTerms : public AttnTerm {
  public:
-  explicit AttnDebertaCase(const Params& p)
-      : AttnCase(p),
+  DisentangledTerms(const Params& p, const AttnShape& s)
+      : shape_(s),
+        flash_(p.impl() == "flash"),
         buckets_(static_cast<int>(p.i("position_buckets"))),
         max_position_(static_cast<int>(p.i("max_relative_positions"))),
         rows_(rel_rows(p)),
         tables_(choose_tables(p)),
         thresholds_(deberta_log_thresholds(buckets_, max_position_, deberta_idx_threshold_count(buckets_))),
-        idx_(deberta_idx_table(shape_.seq, shape_.kv_seq, buckets_, max_position_)) {
-    plan();
-  }
+        idx_(deberta_idx_table(s.seq, s.kv_seq, buckets_, max_position_)) {}
 
-  void record(Recorder& rec) const override {
+  bool record_prepass(Recorder& rec) const override {
     record_idx(rec);
-    // The c2p/p2c tables do not read idx, so one barrier covers all three.
+    // The c2p/p2c tables do not read idx, so the case's one barrier covers all three.
     if (tables_.c2p) record_table(rec, "q", "kr", "c2p", shape_.heads, shape_.seq);
     if (tables_.p2c) record_table(rec, "k", "qr", "p2c", shape_.kv_heads, shape_.kv_seq);
-    rec.barrier();
-    AttnCase::record(rec);
+    return true;
   }
 
-  bool c2p_table() const { return tables_.c2p; }
-  bool p2c_table() const { return tables_.p2c; }
-
- protected:
-  std::string kernel() const override { return "deberta"; }
-  std::vector<TensorDesc> extra_tensors() const override {
+  std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
     const int64_t two_s = 2 * int64_t{buckets_};
     // An unused table is a placeholder element: the kernels always bind it.
@@ -103,23 +97,26 @@ class AttnDebertaCase : public AttnCase {
             table("c2p", tables_.c2p, s.seq, "[B,H,N,R]"),
             table("p2c", tables_.p2c, s.kv_seq, "[B,H,M,R]")};
   }
-  std::vector<std::string> extra_bindings() const override { return {"deberta_idx", "kr", "qr", "c2p", "p2c"}; }
-  void fill_extra(TensorMap& t, Rng& rng) const override {
+  std::vector<std::string> bindings() const override { return {"deberta_idx", "kr", "qr", "c2p", "p2c"}; }
+  void fill(TensorMap& t, Rng& rng) const override {
     t.at("kr").fill_uniform(rng, -1.0, 1.0);
     t.at("qr").fill_uniform(rng, -1.0, 1.0);
     store_rel_thresholds(t.at("deberta_thresholds"), thresholds_);
   }
-  void extra_push(PushConstants& push) const override {
+  void push(PushConstants& push) const override {
     push.u32(static_cast<uint32_t>(rows_.lo)).u32(static_cast<uint32_t>(rows_.width)).u32(2u * buckets_);
   }
-  std::vector<uint32_t> flash_spec_constants() const override { return {tables_.c2p ? 1u : 0u, tables_.p2c ? 1u : 0u}; }
+  // naive always reads both tables.
+  std::vector<NamedConstant> spec_constants() const override {
+    if (!flash_) return {};
+    return {{"DEB_C2P_TABLE", tables_.c2p ? 1u : 0u}, {"DEB_P2C_TABLE", tables_.p2c ? 1u : 0u}};
+  }
 
   // Reference: both terms per score from the pair's q and k rows, straight
   // from the definition.
-  AttnRefTerms reference_terms(const TensorMap& t) const override {
-    AttnRefTerms terms;
-    terms.score = [this, kr = t.at("kr").to_f64(), qr = t.at("qr").to_f64()](int64_t h, int64_t qpos, int64_t kpos,
-                                                                             const double* q, const double* k) {
+  void add_reference(const TensorMap& t, AttnRefTerms& terms) const override {
+    terms.add_score([this, kr = t.at("kr").to_f64(), qr = t.at("qr").to_f64()](int64_t h, int64_t qpos, int64_t kpos,
+                                                                               const double* q, const double* k) {
       const int64_t D = shape_.dim;
       const int64_t row = h * 2 * buckets_ + idx_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
       const double* a = &kr[static_cast<size_t>(row * D)];
@@ -130,12 +127,11 @@ class AttnDebertaCase : public AttnCase {
         p2c += k[c] * b[c];
       }
       return shape_.scale * (c2p + p2c);
-    };
-    return terms;
+    });
   }
-  double reference_extra_cost_per_key() const override { return 8.0 * static_cast<double>(shape_.dim); }
+  double reference_cost_per_key() const override { return 8.0 * static_cast<double>(shape_.dim); }
 
-  double extra_flops() const override {
+  double flops() const override {
     // The two terms where they are cheapest, whichever implementation runs:
     // q.kr for every (row, kr row in use) or every score, whichever is
     // fewer (likewise k.qr per key), D multiply-adds each; then two adds per
@@ -147,17 +143,17 @@ class AttnDebertaCase : public AttnCase {
     return 2 * D * (c2p + p2c) + 2 * s.scores();
   }
 
-  ScoreError extra_score_error() const override {
+  TermError score_error(double s_before) const override {
     // Each position term is an f32 dot product of D terms with entries in
     // [-1, 1] after scaling one side: scale D^2 u + scale D u (as q.k's).
-    // The three terms are summed (two roundings of at most 3 scale D) and
-    // widen the scores' spread by 2 * 2 scale D, which the exp error
-    // (3 + 2|x|) ulp sees.
+    // The three terms are summed (two roundings of at most s_before + 2
+    // scale D); the two reach 2 scale D together.
     const double u = std::ldexp(1.0, -24);
     const double D = static_cast<double>(shape_.dim), sc = std::fabs(shape_.scale);
-    ScoreError err;
-    err.abs = 2 * (sc * D * D * u + sc * D * u) + 2 * u * 3 * sc * D + 2 * (4 * sc * D) * 2 * u;
-    err.model = "(c2p, p2c dots 2 scale D^2 u, sums, spread)";
+    TermError err;
+    err.abs = 2 * (sc * D * D * u + sc * D * u) + 2 * u * (s_before + 2 * sc * D);
+    err.reach = 2 * sc * D;
+    err.model = "(c2p, p2c dots 2 scale D^2 u, sums)";
     return err;
   }
 
@@ -215,11 +211,24 @@ class AttnDebertaCase : public AttnCase {
     rec.dispatch(d);
   }
 
+  AttnShape shape_;
+  bool flash_;
   int buckets_, max_position_;
   RelRows rows_;
   Tables tables_;
   std::vector<uint32_t> thresholds_;  // deberta_log_thresholds for idx, for the pre-pass
   std::vector<int32_t> idx_;          // deberta_idx_table (reference): entry j - i' + M - 1
+};
+
+class AttnDebertaCase : public AttnCase {
+ public:
+  explicit AttnDebertaCase(const Params& p) : AttnCase(p) {
+    add_term(std::make_unique<DisentangledTerms>(p, shape_));
+    plan();
+  }
+
+ protected:
+  std::string kernel() const override { return "deberta"; }
 };
 
 class AttnDeberta : public Variant {

@@ -19,21 +19,19 @@
 namespace pebench {
 namespace {
 
-class AttnRopeCase : public AttnCase {
+// q rotated at i', k at j: in the fused kernel (rope_hooks.glsl: the
+// frequency table, the attention factor, rotary_dim and the style) or by
+// record_rotations into f32 copies.
+class RotaryQK : public AttnTerm {
  public:
-  explicit AttnRopeCase(const Params& p)
-      : AttnCase(p),
+  RotaryQK(const Params& p, const AttnShape& s)
+      : shape_(s),
+        flash_(p.impl() == "flash"),
         spec_(rope_spec(p)),
         // Dynamic NTK's L: the keys span M positions.
-        inv_freq_(rope_inv_freq(spec_, shape_.kv_seq)) {
-    plan();
-  }
+        inv_freq_(rope_inv_freq(spec_, s.kv_seq)) {}
 
- protected:
-  std::string kernel() const override { return "rope"; }
-  std::string naive_scores_shader() const override { return "attn_scores_nope"; }  // on q_rot, k_rot
-
-  std::vector<TensorDesc> extra_tensors() const override {
+  std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
     std::vector<TensorDesc> t{tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]")};
     if (!flash_ || s.dtype == DType::kF32) {
@@ -43,10 +41,7 @@ class AttnRopeCase : public AttnCase {
     }
     return t;
   }
-  // The naive score pass reads pre-rotated q and k and needs no table.
-  std::vector<std::string> extra_bindings() const override { return flash_ ? std::vector<std::string>{"freq"} : std::vector<std::string>{}; }
-
-  void fill_extra(TensorMap& t, Rng& rng) const override {
+  void fill(TensorMap& t, Rng&) const override {
     HostTensor& freq = t.at("freq");
     for (size_t i = 0; i < inv_freq_.size(); ++i) {
       const auto [lo, hi] = turn_fraction_q64(inv_freq_[i]);
@@ -54,29 +49,19 @@ class AttnRopeCase : public AttnCase {
       freq.set(static_cast<int64_t>(2 * i + 1), static_cast<int32_t>(hi));
     }
   }
-
-  void extra_push(PushConstants& push) const override {
+  // The naive score pass reads pre-rotated q and k and needs none of these.
+  std::vector<std::string> bindings() const override {
+    return flash_ ? std::vector<std::string>{"freq"} : std::vector<std::string>{};
+  }
+  void push(PushConstants& push) const override {
     if (flash_) push.f32(static_cast<float>(spec_.attention_factor));
   }
-  std::vector<uint32_t> flash_spec_constants() const override {
-    return {static_cast<uint32_t>(spec_.rotary_dim), spec_.neox ? 1u : 0u};
+  std::vector<NamedConstant> spec_constants() const override {
+    if (!flash_) return {};
+    return {{"ROPE_DIM", static_cast<uint32_t>(spec_.rotary_dim)}, {"ROPE_NEOX", spec_.neox ? 1u : 0u}};
   }
 
-  void record(Recorder& rec) const override {
-    if (!(flash_ && rec.launch().is_cpu() && shape_.dtype == DType::kF32)) {
-      AttnCase::record(rec);
-      return;
-    }
-    record_rotations(rec);
-    record_flash(rec, {"nope", "q_rot", "k_rot", false});
-  }
-
-  NaiveQK record_naive_prepass(Recorder& rec) const override {
-    record_rotations(rec);
-    return {"q_rot", "k_rot", DType::kF32};
-  }
-
-  // q and k rotated into the f32 copies q_rot and k_rot.
+  // q and k rotated into the f32 copies q_rot and k_rot, and the barrier.
   void record_rotations(Recorder& rec) const {
     const AttnShape& s = shape_;
     const int64_t per_row = spec_.rotary_dim / 2 + (s.dim - spec_.rotary_dim);
@@ -96,15 +81,13 @@ class AttnRopeCase : public AttnCase {
     rec.barrier();
   }
 
-  AttnRefTerms reference_terms(const TensorMap&) const override {
-    AttnRefTerms terms;
-    terms.q = [this](int64_t, int64_t qpos, double* q) { rotate(q, qpos); };
-    terms.k = [this](int64_t, int64_t kpos, double* k) { rotate(k, kpos); };
-    return terms;
+  void add_reference(const TensorMap&, AttnRefTerms& terms) const override {
+    terms.add_q([this](int64_t, int64_t qpos, double* q) { rotate(q, qpos); });
+    terms.add_k([this](int64_t, int64_t kpos, double* k) { rotate(k, kpos); });
   }
-  double reference_extra_cost_per_key() const override { return 20.0 * static_cast<double>(spec_.rotary_dim); }
+  double reference_cost_per_key() const override { return 20.0 * static_cast<double>(spec_.rotary_dim); }
 
-  double extra_flops() const override {
+  double flops() const override {
     // Per rotated pair: two outputs of two multiply-adds (plus the attention
     // factor when it is not 1), for every q row and every k row once.
     const AttnShape& s = shape_;
@@ -113,16 +96,17 @@ class AttnRopeCase : public AttnCase {
     return 2.0 * per_pair * rows * static_cast<double>(spec_.rotary_dim / 2);
   }
 
-  double qk_max() const override { return std::sqrt(2.0) * std::max(1.0, spec_.attention_factor); }
+  // |q|, |k| components after rotation (and the attention factor).
+  double qk_max() const { return std::sqrt(2.0) * std::max(1.0, spec_.attention_factor); }
 
-  ScoreError extra_score_error() const override {
+  TermError score_error(double) const override {
     // Vulkan only guarantees sin and cos to 2^-11 absolute on [-pi, pi]; the
     // exact-phase angle adds 2 pi 2^-25. Independent errors e on (c, s) give
     // rotated components of inputs uniform in [-1, 1] an rms error
     // f e sqrt(2/3), so a score's error has rms scale f^2 e sqrt(R) 2/3.
     const double e = std::ldexp(1.0, -11) + 2 * M_PI * std::ldexp(1.0, -25);
     const double f = spec_.attention_factor;
-    ScoreError err;
+    TermError err;
     err.rms = std::fabs(shape_.scale) * f * f * e * std::sqrt(static_cast<double>(spec_.rotary_dim)) * 2.0 / 3.0;
     err.model = "(RoPE sin/cos 2^-11)";
     return err;
@@ -134,8 +118,38 @@ class AttnRopeCase : public AttnCase {
     rope_rotate(in.data(), x, shape_.dim, spec_, inv_freq_, static_cast<double>(pos));
   }
 
+  AttnShape shape_;
+  bool flash_;
   RopeSpec spec_;
   std::vector<double> inv_freq_;
+};
+
+class AttnRopeCase : public AttnCase {
+ public:
+  explicit AttnRopeCase(const Params& p) : AttnCase(p), rotary_(add_term(std::make_unique<RotaryQK>(p, shape_))) {
+    plan();
+  }
+
+  void record(Recorder& rec) const override {
+    if (!(flash_ && rec.launch().is_cpu() && shape_.dtype == DType::kF32)) {
+      AttnCase::record(rec);
+      return;
+    }
+    rotary_.record_rotations(rec);
+    record_flash(rec, {"nope", "q_rot", "k_rot", false});
+  }
+
+ protected:
+  std::string kernel() const override { return "rope"; }
+  std::string naive_scores_shader() const override { return "attn_scores_nope"; }  // on q_rot, k_rot
+  NaiveQK record_naive_prepass(Recorder& rec) const override {
+    rotary_.record_rotations(rec);
+    return {"q_rot", "k_rot", DType::kF32};
+  }
+  double qk_max() const override { return rotary_.qk_max(); }
+
+ private:
+  const RotaryQK& rotary_;
 };
 
 class AttnRope : public Variant {

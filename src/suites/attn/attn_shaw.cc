@@ -19,61 +19,54 @@ namespace {
 // The flash kernel keeps two tables of 2K+1 floats per row slot.
 constexpr int64_t kShawFlashMaxRel = 64;
 
-class AttnShawCase : public AttnCase {
+// Shaw's two terms: scale q.rel_k[idx] on the score and rel_v[idx] on the
+// value (shaw_hooks.glsl; naive: the score pass reads rel_k, attn_pv_shaw
+// rel_v).
+class ShawRelative : public AttnTerm {
  public:
-  explicit AttnShawCase(const Params& p) : AttnCase(p), max_rel_(p.i("max_rel")) { plan(); }
+  ShawRelative(const AttnShape& s, bool flash, int64_t max_rel) : shape_(s), flash_(flash), max_rel_(max_rel) {}
 
- protected:
-  std::string kernel() const override { return "shaw"; }
-  std::string naive_pv_shader() const override { return "attn_pv_shaw"; }
-
-  int64_t rel_rows() const { return 2 * max_rel_ + 1; }
-
-  std::vector<TensorDesc> extra_tensors() const override {
+  std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
     return {tensor("rel_k", TensorRole::kInput, s.dtype, {rel_rows(), s.dim}, "[2K+1,D]"),
             tensor("rel_v", TensorRole::kInput, s.dtype, {rel_rows(), s.dim}, "[2K+1,D]")};
   }
-  std::vector<std::string> extra_bindings() const override {
-    return flash_ ? std::vector<std::string>{"rel_k", "rel_v"} : std::vector<std::string>{"rel_k"};
-  }
-  std::vector<std::string> naive_pv_bindings() const override { return {"rel_v"}; }
-  void fill_extra(TensorMap& t, Rng& rng) const override {
+  void fill(TensorMap& t, Rng& rng) const override {
     t.at("rel_k").fill_uniform(rng, -1.0, 1.0);
     t.at("rel_v").fill_uniform(rng, -1.0, 1.0);
   }
-
-  std::vector<uint32_t> flash_spec_constants() const override { return {static_cast<uint32_t>(max_rel_)}; }
-  std::vector<uint32_t> naive_spec_constants() const override { return {static_cast<uint32_t>(max_rel_)}; }
-  FlashHookLoops flash_hook_loops() const override {
+  std::vector<std::string> bindings() const override {
+    return flash_ ? std::vector<std::string>{"rel_k", "rel_v"} : std::vector<std::string>{"rel_k"};
+  }
+  std::vector<NamedConstant> spec_constants() const override {
+    return {{"SHAW_K", static_cast<uint32_t>(max_rel_)}};
+  }
+  FlashHookLoops flash_loops() const override {
     FlashHookLoops h;
     h.per_invocation = 2 * static_cast<uint64_t>(rel_rows() + 1);  // the q.rel_k table and the rel_v pass
     return h;
   }
+  std::vector<std::string> pv_bindings() const override { return {"rel_v"}; }
   // pv.glsl's value-term loop over the keys.
-  uint32_t naive_pv_hook_loops() const override { return static_cast<uint32_t>(shape_.kv_seq + 1); }
+  uint32_t pv_loops() const override { return static_cast<uint32_t>(shape_.kv_seq + 1); }
 
-  int64_t idx(int64_t qpos, int64_t kpos) const { return std::clamp(kpos - qpos, -max_rel_, max_rel_) + max_rel_; }
-  AttnRefTerms reference_terms(const TensorMap& t) const override {
-    // Shared by both terms (std::function copies its target).
-    auto rel_k = std::make_shared<const std::vector<double>>(t.at("rel_k").to_f64());
-    auto rel_v = std::make_shared<const std::vector<double>>(t.at("rel_v").to_f64());
-    AttnRefTerms terms;
-    terms.score = [this, rel_k](int64_t, int64_t qpos, int64_t kpos, const double* q, const double*) {
-      const double* rk = &(*rel_k)[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
+  void add_reference(const TensorMap& t, AttnRefTerms& terms) const override {
+    terms.add_score([this, rel_k = t.at("rel_k").to_f64()](int64_t, int64_t qpos, int64_t kpos, const double* q,
+                                                          const double*) {
+      const double* rk = &rel_k[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
       double dot = 0;
       for (int64_t c = 0; c < shape_.dim; ++c) dot += q[c] * rk[c];
       return shape_.scale * dot;
-    };
-    terms.value = [this, rel_v](int64_t, int64_t qpos, int64_t kpos, double w, double* acc) {
-      const double* rv = &(*rel_v)[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
+    });
+    terms.add_value([this, rel_v = t.at("rel_v").to_f64()](int64_t, int64_t qpos, int64_t kpos, double w,
+                                                          double* acc) {
+      const double* rv = &rel_v[static_cast<size_t>(idx(qpos, kpos) * shape_.dim)];
       for (int64_t c = 0; c < shape_.dim; ++c) acc[c] += w * rv[c];
-    };
-    return terms;
+    });
   }
-  double reference_extra_cost_per_key() const override { return 4.0 * static_cast<double>(shape_.dim); }
+  double reference_cost_per_key() const override { return 4.0 * static_cast<double>(shape_.dim); }
 
-  double extra_flops() const override {
+  double flops() const override {
     // Where each term is cheapest, whichever implementation runs: per row,
     // q.rel_k and W_idx rel_v once for each idx its visible keys reach (at
     // most 2K+1; per score when keys are fewer), D multiply-adds each; per
@@ -88,20 +81,37 @@ class AttnShawCase : public AttnCase {
     return 2 * 2 * static_cast<double>(s.dim) * bh * idx_rows + 2 * s.scores();
   }
 
-  // q.k and q.rel_k each reach D (components in [-1, 1]).
-  double score_max() const override { return 2.0 * std::fabs(shape_.scale) * static_cast<double>(shape_.dim); }
-  ScoreError extra_score_error() const override {
+  TermError score_error(double) const override {
     // q.rel_k is a second f32 dot over D (flash: added to q.k; naive: one
-    // accumulator over 2D terms, worst case (2D)^2 u against the base D^2 u).
+    // accumulator over 2D terms, worst case (2D)^2 u against the base D^2
+    // u); like q.k it reaches scale D (components in [-1, 1]).
     const double D = static_cast<double>(shape_.dim);
-    ScoreError err;
+    TermError err;
     err.abs = std::fabs(shape_.scale) * 3 * D * D * std::ldexp(1.0, -24);
+    err.reach = std::fabs(shape_.scale) * D;
     err.model = "(q.rel_k over D)";
     return err;
   }
 
  private:
+  int64_t rel_rows() const { return 2 * max_rel_ + 1; }
+  int64_t idx(int64_t qpos, int64_t kpos) const { return std::clamp(kpos - qpos, -max_rel_, max_rel_) + max_rel_; }
+
+  AttnShape shape_;
+  bool flash_;
   int64_t max_rel_;
+};
+
+class AttnShawCase : public AttnCase {
+ public:
+  explicit AttnShawCase(const Params& p) : AttnCase(p) {
+    add_term(std::make_unique<ShawRelative>(shape_, flash_, p.i("max_rel")));
+    plan();
+  }
+
+ protected:
+  std::string kernel() const override { return "shaw"; }
+  std::string naive_pv_shader() const override { return "attn_pv_shaw"; }
 };
 
 class AttnShaw : public Variant {

@@ -48,7 +48,7 @@ void T5Bias::fill(TensorMap& t, Rng& rng) const {
   store_rel_thresholds(t.at("t5_thresholds"), thresholds_);
 }
 
-void T5Bias::record(Recorder& rec) const {
+bool T5Bias::record_prepass(Recorder& rec) const {
   const AttnShape& s = shape_;
   const int64_t length = s.kv_seq + s.seq - 1;
   PushConstants push;
@@ -58,49 +58,39 @@ void T5Bias::record(Recorder& rec) const {
       .u32(static_cast<uint32_t>(num_buckets_))
       .u32(bidirectional_ ? 1u : 0u);
   rec.dispatch(grid_dispatch(rec, "attn_t5_bias", {"bias_table", "t5_thresholds", "rel_bias"}, s.heads * length, push));
+  return true;
 }
 
-std::function<double(int64_t, int64_t, int64_t)> T5Bias::reference_bias(const TensorMap& t) const {
-  return [this, table = t.at("bias_table").to_f64()](int64_t h, int64_t qpos, int64_t kpos) {
+void T5Bias::add_reference(const TensorMap& t, AttnRefTerms& terms) const {
+  terms.add_score([this, table = t.at("bias_table").to_f64()](int64_t h, int64_t qpos, int64_t kpos, const double*,
+                                                              const double*) {
     const int32_t bucket = buckets_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
     return table[static_cast<size_t>(bucket * shape_.heads + h)];  // bias_table [nb,H]
-  };
+  });
+}
+
+TermError T5Bias::score_error(double s_before) const {
+  // The bias is exact in f32 (a stored value); adding it to the rounded
+  // score rounds once more, u |s| with |s| <= s_before + kRange; it moves a
+  // score by up to kRange (the reach the core's exp error sees).
+  TermError err;
+  err.abs = std::ldexp(1.0, -24) * (s_before + kRange);
+  err.reach = kRange;
+  err.model = "(bias sum u|s|)";
+  return err;
 }
 
 namespace {
 
-class AttnT5Case : public T5BiasedAttnCase {
+class AttnT5Case : public AttnCase {
  public:
-  explicit AttnT5Case(const Params& p) : T5BiasedAttnCase(p) { plan(); }
+  explicit AttnT5Case(const Params& p) : AttnCase(p) {
+    add_term(std::make_unique<T5Bias>(p, shape_));
+    plan();
+  }
 
  protected:
   std::string kernel() const override { return "t5"; }
-  std::vector<TensorDesc> extra_tensors() const override { return t5_.tensors(); }
-  std::vector<std::string> extra_bindings() const override { return {"rel_bias"}; }
-  void fill_extra(TensorMap& t, Rng& rng) const override { t5_.fill(t, rng); }
-
-  AttnRefTerms reference_terms(const TensorMap& t) const override {
-    AttnRefTerms terms;
-    terms.score = [bias = t5_.reference_bias(t)](int64_t h, int64_t qpos, int64_t kpos, const double*,
-                                                 const double*) { return bias(h, qpos, kpos); };
-    return terms;
-  }
-
-  // One add per score.
-  double extra_flops() const override { return shape_.scores(); }
-
-  ScoreError extra_score_error() const override {
-    // The bias is exact in f32 (a stored value); adding it to the rounded
-    // scale q.k rounds once more, u |s| with |s| <= s_max + kRange. The
-    // bias also widens the scores' spread by up to 2 kRange, which the
-    // core's exp error (3 + 2|x|) ulp then sees: 4 kRange * 2u more.
-    const double u = std::ldexp(1.0, -24);
-    const double s_max = std::fabs(shape_.scale) * static_cast<double>(shape_.dim);
-    ScoreError err;
-    err.abs = u * (s_max + T5Bias::kRange) + 8 * T5Bias::kRange * u;
-    err.model = "(bias sum u|s|, spread 2|b|)";
-    return err;
-  }
 };
 
 class AttnT5 : public Variant {

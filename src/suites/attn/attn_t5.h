@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +27,7 @@ std::vector<ParamSpec> t5_bias_params();
 // (check_t5_params), naming the value.
 void resolve_t5_bias_params(Params& p);
 
-class T5Bias {
+class T5Bias : public AttnTerm {
  public:
   // Range of the generated bias_table entries (uniform in [-kRange, kRange]).
   static constexpr double kRange = 1.0;
@@ -37,16 +36,18 @@ class T5Bias {
 
   // bias_table [nb,H] (input, storage dtype), t5_thresholds (i32 constant,
   // t5_thresholds()), rel_bias [H, M+N-1] (f32 scratch, what the kernels
-  // read).
-  std::vector<TensorDesc> tensors() const;
-  void fill(TensorMap& t, Rng& rng) const;
-  // The pre-pass that writes rel_bias; the caller adds the barrier.
-  void record(Recorder& rec) const;
+  // read, bound).
+  std::vector<TensorDesc> tensors() const override;
+  void fill(TensorMap& t, Rng& rng) const override;
+  // The pre-pass that writes rel_bias.
+  bool record_prepass(Recorder& rec) const override;
+  std::vector<std::string> bindings() const override { return {"rel_bias"}; }
 
-  // Reference: the bias of (h, i', j) from bias_table as stored in t.
-  std::function<double(int64_t h, int64_t qpos, int64_t kpos)> reference_bias(const TensorMap& t) const;
-
-  int num_buckets() const { return num_buckets_; }
+  // The bias of (h, i', j) from bias_table as stored in t.
+  void add_reference(const TensorMap& t, AttnRefTerms& terms) const override;
+  // One add per score.
+  double flops() const override { return shape_.scores(); }
+  TermError score_error(double s_before) const override;
 
  private:
   AttnShape shape_;
@@ -54,22 +55,6 @@ class T5Bias {
   int num_buckets_, max_distance_;
   std::vector<uint32_t> thresholds_;   // t5_thresholds, for the pre-pass
   std::vector<int32_t> buckets_;       // t5_bucket_table (reference): entry j - i' + M - 1
-};
-
-// An attention case whose scores add the T5 bias (attn.t5, attn.tupe):
-// record() runs the bias pre-pass, a barrier, then the attention.
-class T5BiasedAttnCase : public AttnCase {
- public:
-  explicit T5BiasedAttnCase(const Params& p) : AttnCase(p), t5_(p, shape_) {}
-
-  void record(Recorder& rec) const override {
-    t5_.record(rec);
-    rec.barrier();
-    AttnCase::record(rec);
-  }
-
- protected:
-  T5Bias t5_;
 };
 
 }  // namespace pebench

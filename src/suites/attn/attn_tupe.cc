@@ -12,61 +12,72 @@
 namespace pebench {
 namespace {
 
-class AttnTupeCase : public T5BiasedAttnCase {
+// The untied positional term scale pq[h,i'].pk[h,j] (tupe_hooks.glsl,
+// bound after the T5 bias).
+class UntiedPositions : public AttnTerm {
  public:
-  explicit AttnTupeCase(const Params& p) : T5BiasedAttnCase(p) { plan(); }
+  UntiedPositions(const AttnShape& s, bool flash) : shape_(s), flash_(flash) {}
 
- protected:
-  std::string kernel() const override { return "tupe"; }
-  std::vector<TensorDesc> extra_tensors() const override {
+  std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
-    std::vector<TensorDesc> t{tensor("pq", TensorRole::kInput, s.dtype, {s.heads, s.kv_seq, s.dim}, "[H,M,D]"),
-                              tensor("pk", TensorRole::kInput, s.dtype, {s.heads, s.kv_seq, s.dim}, "[H,M,D]")};
-    for (auto& e : t5_.tensors()) t.push_back(std::move(e));
-    return t;
+    return {tensor("pq", TensorRole::kInput, s.dtype, {s.heads, s.kv_seq, s.dim}, "[H,M,D]"),
+            tensor("pk", TensorRole::kInput, s.dtype, {s.heads, s.kv_seq, s.dim}, "[H,M,D]")};
   }
-  std::vector<std::string> extra_bindings() const override { return {"rel_bias", "pq", "pk"}; }
-  std::vector<uint32_t> flash_spec_constants() const override { return {static_cast<uint32_t>(shape_.group())}; }
-  void fill_extra(TensorMap& t, Rng& rng) const override {
+  void fill(TensorMap& t, Rng& rng) const override {
     t.at("pq").fill_uniform(rng, -1.0, 1.0);
     t.at("pk").fill_uniform(rng, -1.0, 1.0);
-    t5_.fill(t, rng);
+  }
+  std::vector<std::string> bindings() const override { return {"pq", "pk"}; }
+  std::vector<NamedConstant> spec_constants() const override {
+    if (!flash_) return {};
+    return {{"TUPE_GROUP", static_cast<uint32_t>(shape_.group())}};
   }
 
-  AttnRefTerms reference_terms(const TensorMap& t) const override {
-    AttnRefTerms terms;
-    terms.score = [this, bias = t5_.reference_bias(t), pq = t.at("pq").to_f64(), pk = t.at("pk").to_f64()](
-                      int64_t h, int64_t qpos, int64_t kpos, const double*, const double*) {
+  void add_reference(const TensorMap& t, AttnRefTerms& terms) const override {
+    terms.add_score([this, pq = t.at("pq").to_f64(), pk = t.at("pk").to_f64()](int64_t h, int64_t qpos, int64_t kpos,
+                                                                              const double*, const double*) {
       const int64_t D = shape_.dim, M = shape_.kv_seq;
       const double* a = &pq[static_cast<size_t>((h * M + qpos) * D)];
       const double* b = &pk[static_cast<size_t>((h * M + kpos) * D)];
       double dot = 0;
       for (int64_t c = 0; c < D; ++c) dot += a[c] * b[c];
-      return shape_.scale * dot + bias(h, qpos, kpos);
-    };
-    return terms;
+      return shape_.scale * dot;
+    });
   }
-  double reference_extra_cost_per_key() const override { return 4.0 * static_cast<double>(shape_.dim); }
+  double reference_cost_per_key() const override { return 4.0 * static_cast<double>(shape_.dim); }
 
-  // Per score: the untied dot product (D multiply-adds), adding it to q.k
-  // and adding the bias.
-  double extra_flops() const override { return (2.0 * static_cast<double>(shape_.dim) + 2) * shape_.scores(); }
+  // Per score: the untied dot product (D multiply-adds) and adding it to q.k.
+  double flops() const override { return (2.0 * static_cast<double>(shape_.dim) + 1) * shape_.scores(); }
 
-  ScoreError extra_score_error() const override {
-    // The untied term is a second f32 dot product of D terms with entries in
-    // [-1, 1] and the same scale: the same worst case as q.k's, scale D^2 u,
-    // plus scaling pq (u |term| <= u scale D). Then two sums round (the
-    // untied term, the bias), u |s| each with |s| <= 2 scale D + kRange, and
-    // the scores' spread widens by 2 (scale D + kRange), seen by the exp
-    // error (3 + 2|x|) ulp.
+  TermError score_error(double s_before) const override {
+    // A second f32 dot product of D terms with entries in [-1, 1] and the
+    // same scale: the same worst case as q.k's, scale D^2 u, plus scaling pq
+    // (u |term| <= u scale D); adding it rounds, u |s| with |s| <= s_before +
+    // scale D, which is also how far it moves a score.
     const double u = std::ldexp(1.0, -24);
     const double D = static_cast<double>(shape_.dim), sc = std::fabs(shape_.scale);
-    const double s_max = 2 * sc * D + T5Bias::kRange;
-    ScoreError err;
-    err.abs = sc * D * D * u + sc * D * u + 2 * u * s_max + 4 * (sc * D + T5Bias::kRange) * 2 * u;
-    err.model = "(untied dot scale D^2 u, sums, spread)";
+    TermError err;
+    err.abs = sc * D * D * u + sc * D * u + u * (s_before + sc * D);
+    err.reach = sc * D;
+    err.model = "(untied dot scale D^2 u, sum)";
     return err;
   }
+
+ private:
+  AttnShape shape_;
+  bool flash_;
+};
+
+class AttnTupeCase : public AttnCase {
+ public:
+  explicit AttnTupeCase(const Params& p) : AttnCase(p) {
+    add_term(std::make_unique<T5Bias>(p, shape_));
+    add_term(std::make_unique<UntiedPositions>(shape_, flash_));
+    plan();
+  }
+
+ protected:
+  std::string kernel() const override { return "tupe"; }
 };
 
 class AttnTupe : public Variant {

@@ -3,7 +3,7 @@
 // s = scale ((q_i + u_h).k_j + (q_i + vb_h).rk[h, r + N - 1]). rk [H, M+N-1, D]
 // is built here as the model builds it: the concat-layout sinusoid of r
 // (inv_freq 1/10000^(2t/d), d = H*D) times a random projection [d, H*D]
-// (sparse, |rk| <= 1: fill_extra); u and vb [H, D] are random like q. All three
+// (sparse, |rk| <= 1: XlPositions::fill); u and vb [H, D] are random like q. All three
 // are dumped inputs. The flash kernel shares each rk row between an
 // invocation's consecutive query positions (xl_hooks.glsl).
 #include <fmt/format.h>
@@ -20,25 +20,21 @@ namespace {
 // Non-zero rows per column of the random projection that builds rk.
 constexpr int64_t kXlProjectionTaps = 16;
 
-class AttnXlCase : public AttnCase {
+// XL's terms on top of scale q.k: scale (u_h.k + (q + vb_h).rk[h, i' - j +
+// N - 1]) (xl_hooks.glsl).
+class XlPositions : public AttnTerm {
  public:
-  explicit AttnXlCase(const Params& p) : AttnCase(p) { plan(); }
+  explicit XlPositions(const AttnShape& s) : shape_(s) {}
 
- protected:
-  std::string kernel() const override { return "xl"; }
-  bool flash_slots_by_head() const override { return true; }
-
-  int64_t distances() const { return shape_.kv_seq + shape_.seq - 1; }
-
-  std::vector<TensorDesc> extra_tensors() const override {
+  std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
     return {tensor("rk", TensorRole::kInput, s.dtype, {s.heads, distances(), s.dim}, "[H,M+N-1,D]"),
             tensor("u", TensorRole::kInput, s.dtype, {s.heads, s.dim}, "[H,D]"),
             tensor("vb", TensorRole::kInput, s.dtype, {s.heads, s.dim}, "[H,D]")};
   }
-  std::vector<std::string> extra_bindings() const override { return {"rk", "u", "vb"}; }
+  std::vector<std::string> bindings() const override { return {"rk", "u", "vb"}; }
 
-  void fill_extra(TensorMap& t, Rng& rng) const override {
+  void fill(TensorMap& t, Rng& rng) const override {
     const AttnShape& s = shape_;
     const int64_t d = s.heads * s.dim, half = d / 2, rows = distances();
     // The projection [d, H*D]: a sparse random one, kXlProjectionTaps random
@@ -85,7 +81,7 @@ class AttnXlCase : public AttnCase {
     t.at("vb").fill_uniform(rng, -1.0, 1.0);
   }
 
-  FlashHookLoops flash_hook_loops() const override {
+  FlashHookLoops flash_loops() const override {
     FlashHookLoops h;
     h.per_row = 1;  // priming the queues: ROWS - 1 steps (+ 1)
     // llvmpipe leaves loops of the queue step over the row slots rolled:
@@ -98,11 +94,9 @@ class AttnXlCase : public AttnCase {
     return h;
   }
 
-  // scale (u_h.k + (q + vb_h).rk[h, i' - j + N - 1]) on top of scale q.k.
-  AttnRefTerms reference_terms(const TensorMap& t) const override {
-    AttnRefTerms terms;
-    terms.score = [this, rk = t.at("rk").to_f64(), u = t.at("u").to_f64(), vb = t.at("vb").to_f64()](
-                      int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k) {
+  void add_reference(const TensorMap& t, AttnRefTerms& terms) const override {
+    terms.add_score([this, rk = t.at("rk").to_f64(), u = t.at("u").to_f64(), vb = t.at("vb").to_f64()](
+                        int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k) {
       const AttnShape& s = shape_;
       const double* uh = &u[static_cast<size_t>(h * s.dim)];
       const double* vbh = &vb[static_cast<size_t>(h * s.dim)];
@@ -110,34 +104,50 @@ class AttnXlCase : public AttnCase {
       double dot = 0;
       for (int64_t c = 0; c < s.dim; ++c) dot += uh[c] * k[c] + (q[c] + vbh[c]) * r[c];
       return s.scale * dot;
-    };
-    return terms;
+    });
   }
-  double reference_extra_cost_per_key() const override { return 6.0 * static_cast<double>(shape_.dim); }
+  double reference_cost_per_key() const override { return 6.0 * static_cast<double>(shape_.dim); }
 
   // The position term: one more multiply-add per (score, dim); q + u and
   // q + vb once per row.
-  double extra_flops() const override {
+  double flops() const override {
     const AttnShape& s = shape_;
     return 2.0 * s.scores() * static_cast<double>(s.dim) + 2.0 * static_cast<double>(s.q_rows() * s.dim);
   }
 
-  // |q + u|, |q + vb| <= 2 and |k|, |rk| <= 1: each term reaches 2D.
-  double qk_max() const override { return std::sqrt(2.0); }
-  double score_max() const override { return 4.0 * std::fabs(shape_.scale) * static_cast<double>(shape_.dim); }
-  ScoreError extra_score_error() const override {
+  TermError score_error(double) const override {
     // The position term: flash forms (q + u).rk + (vb - u).rk, two f32 dots
     // over D with factors up to 2 (worst case 2 D^2 u each), and rounds q + u
     // and vb - u (u |.| <= 2u per component, D terms of |rk| <= 1); naive's
     // one accumulator over 2D terms stays within that.
+    // |q + vb| <= 2 and |rk| <= 1: the position term reaches scale 2D.
     const double D = static_cast<double>(shape_.dim), u = std::ldexp(1.0, -24);
-    ScoreError err;
+    TermError err;
     err.abs = std::fabs(shape_.scale) * (4 * D * D + 4 * D) * u;
+    err.reach = 2 * std::fabs(shape_.scale) * D;
     err.model = "(position term over D)";
     return err;
   }
 
  private:
+  int64_t distances() const { return shape_.kv_seq + shape_.seq - 1; }
+
+  AttnShape shape_;
+};
+
+class AttnXlCase : public AttnCase {
+ public:
+  explicit AttnXlCase(const Params& p) : AttnCase(p) {
+    add_term(std::make_unique<XlPositions>(shape_));
+    plan();
+  }
+
+ protected:
+  std::string kernel() const override { return "xl"; }
+  bool flash_slots_by_head() const override { return true; }
+  // |q + u| <= 2 and |k| <= 1: the content term (q + u).k reaches 2D, as a
+  // dot of components up to sqrt(2) would.
+  double qk_max() const override { return std::sqrt(2.0); }
 };
 
 class AttnXl : public Variant {

@@ -1,0 +1,117 @@
+// One position term of an attention variant (ALiBi's bias, T5's bucketed
+// bias, TUPE's untied dot, Shaw's relative rows, ...), as one object that
+// carries everything the term adds to a case: its tensors and how they are
+// filled, its pre-passes, what its kernel hooks bind and read from push and
+// spec constants, its float64 reference term, its cost and its error model.
+// A variant is AttnCase plus a list of terms (T5Bias serves attn.t5 and
+// attn.tupe); AttnCase sums what the terms add, in their order.
+//
+// Order matters to the shaders: a case's terms' bindings follow the common
+// buffers as ATTN_EXTRA_BINDING(0), (1), ... across the terms in order, and
+// their specialization constants take constant_id 6, 7, ... likewise. Each
+// spec constant carries the name the shader declares at its id, and the
+// pipeline checks it against the SPIR-V (a mismatch is an error, not a wrong
+// answer).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/contract/variant.h"
+
+namespace pebench {
+
+// A variant's terms in the float64 reference, built from the inputs for one
+// reference() call, so that no state outlives the call or depends on the
+// order of calls. Every member is optional (empty: no term); the add_*
+// functions compose the terms of several AttnTerms.
+struct AttnRefTerms {
+  // q row of head h at position qpos / k row of kv head kvh at kpos, in place.
+  using RowTransform = std::function<void(int64_t h, int64_t pos, double* row)>;
+  // Added to scale * q.k of a visible key; q after `q` (unscaled) and k
+  // after `k`, D doubles each.
+  using Score = std::function<double(int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k)>;
+  // Adds w * (the pair's value term) to acc[D].
+  using Value = std::function<void(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc)>;
+
+  RowTransform q, k;
+  Score score;
+  Value value;
+
+  void add_q(RowTransform f) { q = then(std::move(q), std::move(f)); }
+  void add_k(RowTransform f) { k = then(std::move(k), std::move(f)); }
+  void add_score(Score f);
+  void add_value(Value f);
+
+ private:
+  static RowTransform then(RowTransform first, RowTransform second);
+};
+
+// A term's error on a visible score, given the largest |score| of the parts
+// before it (the core's scale q.k, then earlier terms): `abs` bounds it,
+// `rms` is the rms of independent per-score errors (e.g. Vulkan's sin/cos),
+// `reach` is how far the term can move a score's magnitude (the core then
+// sees the wider spread in exp's error and the sums' rounding).
+struct TermError {
+  double abs = 0;
+  double rms = 0;
+  double reach = 0;
+  std::string model;
+};
+
+// A specialization constant of a term's hooks, by the name its shader gives it.
+struct NamedConstant {
+  std::string name;
+  uint32_t value;
+};
+
+// Loop iterations one flash invocation runs in the hooks' own rolled loops
+// (counted against llvmpipe's loop budget: flash_loop_iterations).
+struct FlashHookLoops {
+  uint64_t per_invocation = 0;  // of ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_ROWS_FINISH, once each
+  uint64_t per_row = 0;       // rolled loop iterations of the q-row hooks, per row slot
+  uint64_t per_key = 0;       // of ATTN_SCORE_TERM / ATTN_VALUE_TERM per key folded in
+  uint64_t per_key_load = 0;  // of ATTN_K_ROW_PREPARE / ATTN_K_CHUNK_TRANSFORM per key row (direct)
+  uint64_t per_chunk = 0;     // of ATTN_K_STAGE_TRANSFORM per staged chunk
+
+  FlashHookLoops& operator+=(const FlashHookLoops& o);
+};
+
+class AttnTerm {
+ public:
+  virtual ~AttnTerm() = default;
+
+  // Tensors it adds (inputs, constants, scratch) and fills (inputs and constants).
+  virtual std::vector<TensorDesc> tensors() const { return {}; }
+  virtual void fill(TensorMap& t, Rng& rng) const {}
+  // Dispatches that must run before the attention (e.g. a bias table);
+  // true if it recorded any. The case adds one barrier after all terms'
+  // pre-passes.
+  virtual bool record_prepass(Recorder& rec) const { return false; }
+
+  // What the attention kernel (flash) or the naive score pass reads: tensors
+  // bound after the common buffers, push words after the common ones, spec
+  // constants from id 6 (naive: also the first P.V pass's).
+  virtual std::vector<std::string> bindings() const { return {}; }
+  virtual void push(PushConstants& push) const {}
+  virtual std::vector<NamedConstant> spec_constants() const { return {}; }
+  virtual FlashHookLoops flash_loops() const { return {}; }
+  // Naive: tensors the first P.V pass's value term reads (after its three
+  // buffers) and the loop iterations it adds per item.
+  virtual std::vector<std::string> pv_bindings() const { return {}; }
+  virtual uint32_t pv_loops() const { return 0; }
+
+  // Reference: adds the term to `terms`, from the inputs in `t`.
+  virtual void add_reference(const TensorMap& t, AttnRefTerms& terms) const {}
+  // Rough float64 operations per (row, key) the reference spends on it.
+  virtual double reference_cost_per_key() const { return 0; }
+
+  // Operations beyond q.k and p.v (the report's flops).
+  virtual double flops() const { return 0; }
+  // See TermError; s_before: the largest |score| of the parts before it.
+  virtual TermError score_error(double s_before) const { return {}; }
+};
+
+}  // namespace pebench
