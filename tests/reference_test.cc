@@ -57,6 +57,25 @@ TEST(SinusoidalGpu, PositionZeroOnTheDevice) {
   }
 }
 
+// On a CPU device an item steps through 8 positions by rotation (BLOCK):
+// at a shape with enough items the case must choose 8 and still validate in
+// both layouts and dtypes (the rotation's error grows with the steps).
+TEST(SinusoidalGpu, ItemsOfEightPositionsValidate) {
+  for (const char* dtype : {"f32", "f16"}) {
+    for (const char* layout : {"interleaved", "concat"}) {
+      SCOPED_TRACE(std::string(dtype) + " " + layout);
+      const auto r = test::run_case("abs.sinusoidal",
+                                    {{"seq", "1024"}, {"d_model", "256"}, {"dtype", dtype}, {"layout", layout},
+                                     {"offset", "100000"}});
+      ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+      ASSERT_FALSE(r.pipelines.empty());
+      uint32_t block = 0;
+      for (const auto& [name, value] : r.pipelines.front().spec_constants) block = name == "BLOCK" ? value : block;
+      EXPECT_EQ(block, 8u);
+    }
+  }
+}
+
 RopeSpec yarn_example() {
   Params p;
   p.set("rotary_dim", int64_t{128});

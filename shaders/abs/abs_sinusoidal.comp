@@ -7,7 +7,7 @@
 // and steps to the next position by rotating (sin, cos) by w_t: four
 // multiply-adds instead of two transcendental functions, which on lavapipe
 // cost many times a vec4 load. Each step's rounding adds about 2^-24, so
-// after BLOCK steps (4 on lavapipe) the error is ~1e-6, far inside the
+// after BLOCK steps (8 on lavapipe) the error is ~1e-6, far inside the
 // 2^-11 Vulkan allows sin and cos themselves; every block restarts from the
 // exact fixed-point angle (common/phase.glsl), so the error never grows with
 // p. BLOCK divides seq (the host sees to it), so every block is whole and
