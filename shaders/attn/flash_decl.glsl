@@ -20,17 +20,17 @@
 //                                     invocation's ROWS slots are consecutive positions of
 //                                     one head (each head's rows padded to a multiple of
 //                                     ROWS), so distance-indexed rows can be shared (XL)
-//   ATTN_ROW_STATE(r, h, qpos)        once per row slot: load per-row state
-//   ATTN_Q_ROW_TRANSFORM(r, qpos)     the raw q row of slot r (attn_q[r * QW + c]) once
-//                                     loaded, before scaling (RoPE, XL's q + u)
-//   ATTN_ROWS_READY()                 once per invocation, every slot loaded and scaled:
-//                                     state derived from the slots' rows (XL's vb - u)
+//   ATTN_ROW_STATE(r, h, qpos)        once per row slot, its q row (attn_q[r * QW + c])
+//                                     loaded and not yet scaled: per-row state (ALiBi's
+//                                     slope, T5's row base) and q transforms (RoPE, XL's
+//                                     q + u)
 //   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
-//   ATTN_KEYS_BEGIN(kb, ke)           once before the key loop over keys [kb, ke) (after the
-//                                     causal cut; empty when kb >= ke): per-distance
-//                                     precomputation for those keys (Shaw's q.rel_k, XL's
-//                                     queues)
+//   ATTN_KEYS_BEGIN(kb, ke)           once per invocation, every slot loaded and scaled,
+//                                     before the key loop over keys [kb, ke) (after the
+//                                     causal cut; empty when kb >= ke): state derived from
+//                                     the slots' rows and per-distance precomputation for
+//                                     those keys (Shaw's q.rel_k, XL's vb - u and queues)
 //   ATTN_KEY_PREPARE(kpos)            once per key, in order, before its scores, outside
 //                                     any per-row branch: per-key state the rows share
 //                                     (TUPE's pk rows)

@@ -157,9 +157,6 @@ void main() {
       [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + p * D4P + c] = ATTN_Q_PART(p, qbase, c);
     }
 #endif
-#ifdef ATTN_Q_ROW_TRANSFORM
-    ATTN_Q_ROW_TRANSFORM(r, attn_qpos[r]);
-#endif
 #ifdef ATTN_ROW_STATE
     ATTN_ROW_STATE(r, attn_h[r], attn_qpos[r]);
 #endif
@@ -170,9 +167,6 @@ void main() {
     attn_m[r] = ATTN_MASKED;
     attn_l[r] = 0.0;
   }
-#ifdef ATTN_ROWS_READY
-  ATTN_ROWS_READY();
-#endif
 #ifdef ATTN_KEYS_BEGIN
   ATTN_KEYS_BEGIN(kb, ke);
 #endif

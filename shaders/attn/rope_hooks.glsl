@@ -93,7 +93,7 @@ vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
 #define GPU_Q_CHUNK(c, x, base, qpos) rope_q_chunk(qpos, c, x, base)
 #define GPU_K_CHUNK(kpos, c, x, base) rope_k_stage(kpos, c, x, base)
 #else
-#define ATTN_Q_ROW_TRANSFORM(r, qpos) rope_q_row(r, qpos)
+#define ATTN_ROW_STATE(r, h, qpos) rope_q_row(r, qpos)
 #define ATTN_K_ROW_TRANSFORM(kpos) rope_k_row(kpos)
 #define ATTN_K_STAGE_TRANSFORM(kpos, c, x, base) rope_k_stage(kpos, c, x, base)
 #endif

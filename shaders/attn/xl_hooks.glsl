@@ -88,7 +88,10 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) xl_queue[r * (r + 1) / 2 + r] = d[r] + vd;  // for key j + r
 }
 
+// Once per invocation, every slot loaded and scaled: the slots' (q + vb)
+// scale (direct) or the head's (vb - u) scale, then (staged) the queues.
 void xl_keys_begin(uint kb) {
+  xl_rows_ready();
   if (!DIRECT) {
     float unused[ROWS];
     for (uint p = 1; p < ROWS; ++p) xl_step(int(kb + p) - int(ROWS), false, unused);
@@ -116,8 +119,7 @@ float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
   return d;
 }
 
-#define ATTN_Q_ROW_TRANSFORM(r, qpos) xl_q_row(r)
-#define ATTN_ROWS_READY() xl_rows_ready()
+#define ATTN_ROW_STATE(r, h, qpos) xl_q_row(r)
 #define ATTN_KEYS_BEGIN(kb, ke) xl_keys_begin(kb)
 #define ATTN_SCORES(kpos, dots) xl_scores(kpos, dots)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) (DIRECT ? xl_direct_term(r, h, qpos, kpos) : 0.0)

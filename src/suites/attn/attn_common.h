@@ -33,7 +33,7 @@
 //     and imaginary: row_parts(), part_tensors()); ATTN_KEYS_BEGIN,
 //     ATTN_KEY_FOLDED and ATTN_ROWS_FINISH keep per-distance state per row and
 //     apply it once per row (Shaw's terms); ATTN_SLOTS_BY_HEAD with
-//     ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_SCORES share distance-indexed
+//     ATTN_KEYS_BEGIN / ATTN_SCORES share distance-indexed
 //     rows between an invocation's consecutive slots (XL:
 //     flash_slots_by_head()).
 //   * host: the constructor adds the terms (add_term) and calls plan(); the

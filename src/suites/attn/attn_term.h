@@ -70,7 +70,7 @@ struct NamedConstant {
 // Loop iterations one flash invocation runs in the hooks' own rolled loops
 // (counted against llvmpipe's loop budget: flash_loop_iterations).
 struct FlashHookLoops {
-  uint64_t per_invocation = 0;  // of ATTN_ROWS_READY / ATTN_KEYS_BEGIN / ATTN_ROWS_FINISH, once each
+  uint64_t per_invocation = 0;  // of ATTN_KEYS_BEGIN / ATTN_ROWS_FINISH, once each
   uint64_t per_row = 0;       // rolled loop iterations of the q-row hooks, per row slot
   uint64_t per_key = 0;       // of ATTN_SCORE_TERM / ATTN_VALUE_TERM per key folded in
   uint64_t per_key_load = 0;  // of ATTN_K_ROW_PREPARE / ATTN_K_CHUNK_TRANSFORM per key row (direct)
