@@ -72,6 +72,13 @@ struct Dispatch {
   // them: creating the pipeline fails where the shader declares that id
   // under another name (a host/shader mismatch).
   std::vector<std::pair<uint32_t, std::string>> spec_names;
+  // Appends the next constant (constant_id spec_constants.size()) under the
+  // name the shader declares it with.
+  Dispatch& constant(std::string name, uint32_t value) {
+    spec_names.emplace_back(static_cast<uint32_t>(spec_constants.size()), std::move(name));
+    spec_constants.push_back(value);
+    return *this;
+  }
   PushConstants push;
   std::array<uint32_t, 3> groups{1, 1, 1};
   uint32_t required_subgroup_size = 0;  // 0: driver's choice

@@ -417,8 +417,7 @@ void AttnCase::record_naive(Recorder& rec) const {
     std::vector<std::string> bufs{qk.q, qk.k, "scores"};
     for (auto& e : term_bindings()) bufs.push_back(e);
     Dispatch scores = grid_dispatch(rec, naive_scores_shader(), bufs, n * s.seq * s.kv_seq, sp, dim_loops);
-    scores.spec_constants.push_back(static_cast<uint32_t>(s.dim));
-    scores.spec_constants.push_back(vec4_d ? 1 : 0);
+    scores.constant("HEAD_DIM", static_cast<uint32_t>(s.dim)).constant("VEC4", vec4_d ? 1 : 0);
     add_term_constants(scores);
     scores.storage = qk.storage;
     pack_if_needed(rec, scores, 2, {"scores", "", "", term_bindings()});
@@ -428,7 +427,7 @@ void AttnCase::record_naive(Recorder& rec) const {
     PushConstants mp;
     mp.u32(static_cast<uint32_t>(n * s.seq)).u32(static_cast<uint32_t>(s.kv_seq));
     Dispatch softmax = grid_dispatch(rec, "attn_softmax", {"scores"}, n * s.seq, mp, 3 * key_loops);
-    softmax.spec_constants.push_back(vec4_m ? 1 : 0);
+    softmax.constant("VEC4", vec4_m ? 1 : 0);
     rec.dispatch(softmax);
     rec.barrier();
 
@@ -452,9 +451,7 @@ void AttnCase::record_naive(Recorder& rec) const {
       if (p == 0) pv_bufs.insert(pv_bufs.end(), pv_extra.begin(), pv_extra.end());
       Dispatch pv = grid_dispatch(rec, p == 0 ? naive_pv_shader() : "attn_pv", pv_bufs, n * s.seq * dim_loops, pp,
                                   key_loops + (p == 0 ? pv_term_loops : 0));
-      pv.spec_constants.push_back(static_cast<uint32_t>(s.dim));
-      pv.spec_constants.push_back(vec4_d ? 1 : 0);
-      pv.spec_constants.push_back(vec4_m ? 1 : 0);
+      pv.constant("HEAD_DIM", static_cast<uint32_t>(s.dim)).constant("VEC4", vec4_d ? 1 : 0).constant("VEC4_M", vec4_m ? 1 : 0);
       if (p == 0) add_term_constants(pv);
       rec.dispatch(pv);
     }
@@ -492,8 +489,12 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   if (in.own_terms) {
     for (auto& e : term_bindings()) d.buffers.push_back(e);
   }
-  d.spec_constants = {tiles.invocations, static_cast<uint32_t>(s.dim), tiles.keys, s.dim % 4 == 0 ? 1u : 0u,
-                      gpu ? tiles.lanes : tiles.row_slots, f.direct ? 1u : 0u};
+  d.constant("local_size_x", tiles.invocations)
+      .constant("HEAD_DIM", static_cast<uint32_t>(s.dim))
+      .constant("BC", tiles.keys)
+      .constant("VEC4", s.dim % 4 == 0 ? 1u : 0u)
+      .constant(gpu ? "LANES" : "ROWS", gpu ? tiles.lanes : tiles.row_slots)
+      .constant("DIRECT", f.direct ? 1u : 0u);
   if (in.own_terms) add_term_constants(d);
   d.push = push;
   pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", in.own_terms ? term_bindings() : std::vector<std::string>{}});
@@ -521,7 +522,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
     // Per item: two passes over the splits (and up to 4 scalar stores).
     Dispatch combine = grid_dispatch(rec, "attn_combine", {"part_ml", "part_acc", parts[p].output},
                                      s.q_rows() * ceil_div(s.dim, 4), cp, static_cast<uint32_t>(2 * f.splits + 4));
-    combine.spec_constants.push_back(s.dim % 4 == 0 ? 1 : 0);
+    combine.constant("VEC4", s.dim % 4 == 0 ? 1 : 0);
     rec.dispatch(combine);
   }
 }

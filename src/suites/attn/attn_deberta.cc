@@ -204,7 +204,11 @@ class DisentangledTerms : public AttnTerm {
     d.buffers = {x, rel, out};
     // GPUs: a row longer than 32 chunks held in registers spills (navi21, D 256).
     const bool x_in_regs = cpu || d4 <= 32;
-    d.spec_constants = {wg, static_cast<uint32_t>(s.dim), s.dim % 4 == 0 ? 1u : 0u, slots, x_in_regs ? 1u : 0u};
+    d.constant("local_size_x", wg)
+        .constant("HEAD_DIM", static_cast<uint32_t>(s.dim))
+        .constant("VEC4", s.dim % 4 == 0 ? 1u : 0u)
+        .constant("ROWS", slots)
+        .constant("X_IN_REGS", x_in_regs ? 1u : 0u);
     d.push = push;
     d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.heads),
                 static_cast<uint32_t>(ceil_div(rows_.width, columns))};

@@ -20,14 +20,15 @@ inline TensorDesc tensor(std::string name, TensorRole role, DType dtype, std::ve
 
 // A 1-D grid-stride dispatch of `shader` over `items` work items, each
 // costing `loop_iterations_per_item` inner-loop iterations: workgroup size
-// from the device (spec constant 0), group count from the planner.
+// from the device (spec constant 0, local_size_x_id in common/grid.glsl),
+// group count from the planner.
 inline Dispatch grid_dispatch(const Recorder& rec, std::string shader, std::vector<std::string> buffers, int64_t items,
                               PushConstants push, uint32_t loop_iterations_per_item = 0, uint32_t preferred_wg = 256) {
   const uint32_t wg = rec.launch().workgroup_size(preferred_wg);
   Dispatch d;
   d.shader = std::move(shader);
   d.buffers = std::move(buffers);
-  d.spec_constants = {wg};
+  d.constant("local_size_x", wg);
   d.push = std::move(push);
   d.groups = {rec.launch().groups(items, wg, loop_iterations_per_item), 1, 1};
   return d;
