@@ -65,16 +65,15 @@ void main() {
   const uint d = pc.d_model;
   const uint half_d = d / 2;
   const uint batch_stride = pc.seq * d;
-  const bool concat = CONCAT;
   // Frequency groups per position: scalar: 1 frequency; VEC4: 2 (interleaved) or 4 (concat).
-  const uint per_row = VEC4 ? (concat ? d / 8 : d / 4) : half_d;
+  const uint per_row = VEC4 ? (CONCAT ? d / 8 : d / 4) : half_d;
   const uint blocks = pc.seq / BLOCK;
   FOR_EACH_ITEM(item, blocks * per_row) {
     const uint blk = item / per_row;
     const uint k = item - blk * per_row;
     const uint n0 = blk * BLOCK;
     // Frequencies t0 .. t0 + nfreq - 1 in lanes 0 .. nfreq - 1 (the rest unused).
-    const uint nfreq = VEC4 ? (concat ? 4 : 2) : 1;
+    const uint nfreq = VEC4 ? (CONCAT ? 4 : 2) : 1;
     const uint t0 = nfreq * k;
     vec4 s = vec4(0), c = vec4(0), sw = vec4(0), cw = vec4(0);
     [[unroll]] for (uint q = 0; q < 4; ++q) {  // unrolled: constant lane indices
@@ -95,7 +94,7 @@ void main() {
       [[unroll]] for (uint step = 0; step < BLOCK; ++step) {
         const uint n = n0 + step;
         {
-          if (VEC4 && !concat) {
+          if (VEC4 && !CONCAT) {
             const uint j = (row0 + n * d) / 4 + k;
             y4[j] = STORAGE_VEC4(vec4(x4[j]) + vec4(s.x, c.x, s.y, c.y));
           } else if (VEC4) {
@@ -103,8 +102,8 @@ void main() {
             y4[j] = STORAGE_VEC4(vec4(x4[j]) + s);
             y4[j + half_d / 4] = STORAGE_VEC4(vec4(x4[j + half_d / 4]) + c);
           } else {
-            const uint i_sin = row0 + n * d + (concat ? k : 2 * k);
-            const uint i_cos = row0 + n * d + (concat ? half_d + k : 2 * k + 1);
+            const uint i_sin = row0 + n * d + (CONCAT ? k : 2 * k);
+            const uint i_cos = row0 + n * d + (CONCAT ? half_d + k : 2 * k + 1);
             y[i_sin] = STORAGE_T(float(x[i_sin]) + s.x);
             y[i_cos] = STORAGE_T(float(x[i_cos]) + c.x);
           }

@@ -73,7 +73,9 @@ struct Dispatch {
   // under another name (a host/shader mismatch).
   std::vector<std::pair<uint32_t, std::string>> spec_names;
   // Appends the next constant (constant_id spec_constants.size()) under the
-  // name the shader declares it with.
+  // name the shader declares it with. (The check reads SPIR-V's OpName: the
+  // optimizer may give the constant the name of a local const copied from
+  // it, so shaders use the constant by its own name.)
   Dispatch& constant(std::string name, uint32_t value) {
     spec_names.emplace_back(static_cast<uint32_t>(spec_constants.size()), std::move(name));
     spec_constants.push_back(value);

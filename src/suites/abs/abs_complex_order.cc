@@ -93,7 +93,7 @@ class ComplexOrderCase : public Case {
     if (rec.limits().max_per_stage_descriptor_storage_buffers >= 6) {
       Dispatch d = grid_dispatch(rec, "abs_complex_order", {"tokens", "amp", "freq", "phase", "zr", "zi"},
                                  shape_.batch * shape_.seq * shape_.d / (vec4 ? 4 : 1), push);
-      d.spec_constants.push_back(vec4 ? 1 : 0);
+      d.constant("VEC4", vec4 ? 1 : 0);
       rec.dispatch(d);
       return;
     }
@@ -103,8 +103,7 @@ class ComplexOrderCase : public Case {
       if (part == 2) rec.barrier();
       Dispatch d = grid_dispatch(rec, "abs_complex_order_split", parts[part],
                                  shape_.batch * shape_.seq * shape_.d / (vec4 ? 4 : 1), push);
-      d.spec_constants.push_back(vec4 ? 1 : 0);
-      d.spec_constants.push_back(part);
+      d.constant("VEC4", vec4 ? 1 : 0).constant("PART", part);
       rec.dispatch(d);
     }
   }

@@ -71,7 +71,7 @@ class ConvCase : public Case {
     // lanes have constant trip counts and are unrolled by glslc).
     Dispatch d = grid_dispatch(rec, "abs_conv", {"x", "w", "bias", "y"}, batch_ * blocks * channel4, push,
                                static_cast<uint32_t>(k_));
-    d.spec_constants.push_back(d_ % 4 == 0 ? 1 : 0);
+    d.constant("VEC4", d_ % 4 == 0 ? 1 : 0);
     rec.dispatch(d);
   }
 

@@ -141,8 +141,13 @@ class ConvGroupedCase : public Case {
     Dispatch d;
     d.shader = "abs_conv_grouped";
     d.buffers = {"x", "w", "bias", "y"};
-    d.spec_constants = {plan.workgroup, plan.chunk,          static_cast<uint32_t>(k_), plan.tile_n,
-                        plan.vec4 ? 1u : 0u, plan.x_vec4 ? 1u : 0u, plan.w_vec4 ? 1u : 0u};
+    d.constant("local_size_x", plan.workgroup)
+        .constant("CC", plan.chunk)
+        .constant("K", static_cast<uint32_t>(k_))
+        .constant("TN", plan.tile_n)
+        .constant("VEC4", plan.vec4 ? 1u : 0u)
+        .constant("XVEC4", plan.x_vec4 ? 1u : 0u)
+        .constant("WVEC4", plan.w_vec4 ? 1u : 0u);
     d.push.u32(static_cast<uint32_t>(seq_))
         .u32(static_cast<uint32_t>(d_))
         .u32(static_cast<uint32_t>(cg_))

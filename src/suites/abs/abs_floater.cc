@@ -216,7 +216,9 @@ class FloaterCase : public Case {
       Dispatch integrate;
       integrate.shader = "abs_floater_integrate";
       integrate.buffers = {"p0", "weights", "state", "pos"};
-      integrate.spec_constants = {wg, static_cast<uint32_t>(rows), static_cast<uint32_t>(dp4)};
+      integrate.constant("local_size_x", wg)
+          .constant("ROWS", static_cast<uint32_t>(rows))
+          .constant("DP4", static_cast<uint32_t>(dp4));
       integrate.push.u32(static_cast<uint32_t>(d))
           .u32(static_cast<uint32_t>(shape_.offset))
           .u32(static_cast<uint32_t>(substeps_))
@@ -234,7 +236,7 @@ class FloaterCase : public Case {
         grid_dispatch(rec, "abs_floater_add", {"x", "pos", "y"}, items,
                       PushConstants().u32(static_cast<uint32_t>(shape_.batch)).u32(static_cast<uint32_t>(items)),
                       static_cast<uint32_t>(LaunchPlanner::loop_cost(static_cast<uint64_t>(shape_.batch))));
-    add.spec_constants.push_back(vec4 ? 1 : 0);
+    add.constant("VEC4", vec4 ? 1 : 0);
     rec.dispatch(add);
   }
 

@@ -65,7 +65,7 @@ class HierarchicalCase : public Case {
         .f32(static_cast<float>(1.0 / (1.0 - alpha_)));
     Dispatch d = grid_dispatch(rec, "abs_hierarchical", {"x", "table", "y"}, shape_.seq * shape_.d / (vec4 ? 4 : 1),
                                push, static_cast<uint32_t>(shape_.batch));
-    d.spec_constants.push_back(vec4 ? 1 : 0);
+    d.constant("VEC4", vec4 ? 1 : 0);
     rec.dispatch(d);
   }
 

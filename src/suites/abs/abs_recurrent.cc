@@ -216,7 +216,7 @@ class RecurrentCase : public Case {
       Dispatch dsp;
       dsp.shader = "abs_recurrent_sequential";
       dsp.buffers = {"x", "rot_state", "pos", "y"};
-      dsp.spec_constants = {wg, vec4 ? 1u : 0u};
+      dsp.constant("local_size_x", wg).constant("VEC4", vec4 ? 1u : 0u);
       dsp.push = push(groups, bounds[c], bounds[c + 1]);
       dsp.groups = {static_cast<uint32_t>(wgs), 1, 1};
       rec.dispatch(dsp);
@@ -259,7 +259,7 @@ class RecurrentCase : public Case {
       Dispatch dsp;
       dsp.shader = "abs_recurrent_scan";
       dsp.buffers = {"x", "rot_state", "pos", "y"};
-      dsp.spec_constants = {size, vec4 ? 1u : 0u, tg, kScanSteps};
+      dsp.constant("local_size_x", size).constant("VEC4", vec4 ? 1u : 0u).constant("TG", tg).constant("K", kScanSteps);
       dsp.push = push(groups, bounds[c], bounds[c + 1]);
       dsp.groups = {static_cast<uint32_t>(wgs), 1, 1};
       rec.dispatch(dsp);

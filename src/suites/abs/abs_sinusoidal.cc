@@ -74,9 +74,7 @@ class SinusoidalCase : public Case {
     // (measured in CPU time per execution, seq 4096 d 512: 4 items of 16
     // positions per invocation 1.5x one item; 4 positions, one item, best).
     d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0], loop);
-    d.spec_constants.push_back(vec4 ? 1 : 0);
-    d.spec_constants.push_back(static_cast<uint32_t>(block));
-    d.spec_constants.push_back(concat_ ? 1 : 0);
+    d.constant("VEC4", vec4 ? 1 : 0).constant("BLOCK", static_cast<uint32_t>(block)).constant("CONCAT", concat_ ? 1 : 0);
     rec.dispatch(d);
   }
 

@@ -73,7 +73,7 @@ class TableCombineCase : public Case {
         .u32(static_cast<uint32_t>(shape_.offset));
     Dispatch d = grid_dispatch(rec, op_.shader, {"x", "table", "y"}, shape_.seq * shape_.d / (vec4 ? 4 : 1), push,
                                static_cast<uint32_t>(shape_.batch));
-    d.spec_constants.push_back(vec4 ? 1 : 0);
+    d.constant("VEC4", vec4 ? 1 : 0);
     rec.dispatch(d);
   }
 

@@ -307,10 +307,7 @@ void AttnCase::add_term_constants(Dispatch& d) const {
   }
   if (constants.empty()) return;
   d.spec_constants.resize(kTermConstant0, 0);
-  for (const NamedConstant& c : constants) {
-    d.spec_names.emplace_back(static_cast<uint32_t>(d.spec_constants.size()), c.name);
-    d.spec_constants.push_back(c.value);
-  }
+  for (const NamedConstant& c : constants) d.constant(c.name, c.value);
 }
 
 FlashHookLoops AttnCase::term_loops() const {

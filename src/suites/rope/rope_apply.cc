@@ -77,7 +77,7 @@ class RopeApplyCase : public Case {
     const int64_t items = (rows + rows_per_item - 1) / rows_per_item * seq_ * (rot_items + pass_items);
     const auto loop = static_cast<uint32_t>(rows_per_item);
     Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, items, push, loop);
-    d.spec_constants.push_back(vec4 ? 1 : 0);
+    d.constant("VEC4", vec4 ? 1 : 0);
     // One item per invocation: an item already loops over its rows, and
     // on lavapipe invocations that loop over several items were slower
     // (CPU time per execution, seq 4096 H 8 D 64 f32: 4 items each 1.7x one).
