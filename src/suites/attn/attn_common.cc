@@ -403,6 +403,15 @@ void AttnCase::record_naive(Recorder& rec) const {
   const uint32_t dim_loops = static_cast<uint32_t>(vec4_d ? s.dim / 4 : s.dim);
   const uint32_t key_loops = static_cast<uint32_t>(vec4_m ? s.kv_seq / 4 : s.kv_seq);
   const int64_t slices = s.batch * s.heads;
+  // What the terms add to the score pass and (part 0) the P.V pass: the same every pass.
+  const std::vector<std::string> extras = term_bindings();
+  std::vector<std::string> pv_extra;
+  uint32_t pv_term_loops = 0;
+  for (const auto& term : terms_) {
+    for (auto& e : term->pv_bindings()) pv_extra.push_back(std::move(e));
+    pv_term_loops += term->pv_loops();
+  }
+  const std::vector<Part> parts = part_tensors();
   for (int64_t s0 = 0; s0 < slices; s0 += slices_per_pass_) {
     const int64_t n = std::min(slices_per_pass_, slices - s0);
     if (s0 > 0) rec.barrier();  // the previous pass's P.V has read the scratch
@@ -412,12 +421,12 @@ void AttnCase::record_naive(Recorder& rec) const {
         .u32(static_cast<uint32_t>(n));
     add_term_push(sp);
     std::vector<std::string> bufs{qk.q, qk.k, "scores"};
-    for (auto& e : term_bindings()) bufs.push_back(e);
+    bufs.insert(bufs.end(), extras.begin(), extras.end());
     Dispatch scores = grid_dispatch(rec, naive_scores_shader(), bufs, n * s.seq * s.kv_seq, sp, dim_loops);
     scores.constant("HEAD_DIM", static_cast<uint32_t>(s.dim)).constant("VEC4", vec4_d ? 1 : 0);
     add_term_constants(scores);
     scores.storage = qk.storage;
-    pack_if_needed(rec, scores, 2, {"scores", "", "", term_bindings()});
+    pack_if_needed(rec, scores, 2, {"scores", "", "", extras});
     rec.dispatch(scores);
     rec.barrier();
 
@@ -436,13 +445,6 @@ void AttnCase::record_naive(Recorder& rec) const {
         .u32(static_cast<uint32_t>(s0))
         .u32(static_cast<uint32_t>(n));
     // One P.V per part; the variant's value term (if any) belongs to part 0.
-    const std::vector<Part> parts = part_tensors();
-    std::vector<std::string> pv_extra;
-    uint32_t pv_term_loops = 0;
-    for (const auto& term : terms_) {
-      for (auto& e : term->pv_bindings()) pv_extra.push_back(std::move(e));
-      pv_term_loops += term->pv_loops();
-    }
     for (size_t p = 0; p < parts.size(); ++p) {
       std::vector<std::string> pv_bufs{"scores", parts[p].value, parts[p].output};
       if (p == 0) pv_bufs.insert(pv_bufs.end(), pv_extra.begin(), pv_extra.end());
@@ -482,10 +484,9 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   const bool gpu = tiles.lanes > 0;
   d.shader = std::string(gpu ? (tiles.shared_reduce ? "attn_flash_gpusm_" : "attn_flash_gpu_") : "attn_flash_") +
              in.kernel;
+  const std::vector<std::string> extras = in.own_terms ? term_bindings() : std::vector<std::string>{};
   d.buffers = {in.q, in.k, "v", "o", "part_ml", "part_acc"};
-  if (in.own_terms) {
-    for (auto& e : term_bindings()) d.buffers.push_back(e);
-  }
+  d.buffers.insert(d.buffers.end(), extras.begin(), extras.end());
   d.constant("local_size_x", tiles.invocations)
       .constant("HEAD_DIM", static_cast<uint32_t>(s.dim))
       .constant("BC", tiles.keys)
@@ -494,7 +495,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
       .constant("DIRECT", f.direct ? 1u : 0u);
   if (in.own_terms) add_term_constants(d);
   d.push = push;
-  pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", in.own_terms ? term_bindings() : std::vector<std::string>{}});
+  pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});
   // Staged slots by head: each head's rows padded to a multiple of the slots.
   const int64_t grid_rows =
       f.slots_by_head && !f.direct ? s.group() * ceil_div(s.seq, tiles.row_slots) * tiles.row_slots : rows;
