@@ -45,6 +45,7 @@ class LaunchPlanner {
   uint64_t max_loop_iterations() const { return max_loop_iterations_; }
   uint32_t items_per_invocation() const { return items_per_invocation_; }
   uint32_t max_groups() const { return max_groups_; }
+  uint32_t subgroup_size() const { return subgroup_; }
   bool is_cpu() const { return is_cpu_; }
 
  private:
