@@ -86,6 +86,11 @@ std::vector<BadInput> bad_options() {
     out.push_back({"Timeout" + name, {"run", "--timeout", v}, 2,
                    "--timeout: '" + v + "' is not a number of seconds above 0 and at most 86400"});
   }
+  for (const auto& [name, v] : std::vector<Named>{
+           {"Negative", "-1"}, {"Text", "abc"}, {"Nan", "nan"}, {"PastMaximum", "61"}, {"Inf", "inf"}}) {
+    out.push_back({"Warmup" + name, {"run", "--warmup", v}, 2,
+                   "--warmup: '" + v + "' is not a number of seconds from 0 and at most 60"});
+  }
   for (const auto& [name, v] : std::vector<Named>{{"Negative", "-1"}, {"Zero", "0"}}) {
     const std::string flag = "--benchmark_repetitions=" + v;
     out.push_back({"Repetitions" + name, {"run", flag}, 2, flag + ": must be a whole number from 1 to 2147483647"});
@@ -114,6 +119,33 @@ TEST(Cli, LargestSeedAndTimeoutAreAccepted) {
   std::ifstream in(dir + "/r.json");
   const auto rep = nlohmann::json::parse(in);
   EXPECT_EQ(rep["run"]["seed"].get<uint64_t>(), 18446744073709551615u);
+}
+
+// Interleaved repetitions switch cases every repetition: each switch runs the
+// case unrecorded first (--warmup), and the samples leave those runs out.
+TEST(Cli, WarmupRunsBeforeEverySwitchAndIsNotSampled) {
+  const std::string dir = test::temp_dir("warmup");
+  auto run = [&](const std::string& warmup) {
+    const std::string out = dir + "/w" + warmup + ".json";
+    const auto r = test::run_pebench({"run", "--variant", "abs.learned,rope.apply", "--seq", "8", "--dtype", "f32",
+                                      "--warmup", warmup, "--benchmark_min_time=0.001", "--benchmark_repetitions=3",
+                                      "--benchmark_enable_random_interleaving=true", "--no-peak", "--quiet", "--out",
+                                      out});
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    std::ifstream in(out);
+    return nlohmann::json::parse(in);
+  };
+  const auto warm = run("0.002");
+  EXPECT_EQ(warm["run"]["warmup_s"].get<double>(), 0.002);
+  for (const auto& c : warm["results"]) {
+    // At least one run at each of the 3 repetitions, each of them at least 2 ms
+    // together: a tiny case needs several.
+    EXPECT_GE(c["warmup_runs"].get<uint64_t>(), 3u) << c["variant"];
+    EXPECT_GE(c["time_ns"]["samples"].size(), 3u) << c["variant"];
+  }
+  const auto cold = run("0");
+  EXPECT_EQ(cold["run"]["warmup_s"].get<double>(), 0.0);
+  for (const auto& c : cold["results"]) EXPECT_EQ(c["warmup_runs"].get<uint64_t>(), 0u) << c["variant"];
 }
 
 // run --out onto a read-only file: refused before any case runs, the file untouched.

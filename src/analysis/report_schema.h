@@ -52,6 +52,7 @@ inline constexpr const char* kVkValidationErrors = "vk_validation_errors";
 inline constexpr const char* kRoofline = "roofline";
 inline constexpr const char* kPipelines = "pipelines";
 inline constexpr const char* kInjectSlowdown = "inject_slowdown";
+inline constexpr const char* kWarmupRuns = "warmup_runs";
 
 // "time_ns" and "cpu_ns"
 inline constexpr const char* kMedian = "median";

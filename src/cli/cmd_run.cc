@@ -70,6 +70,10 @@ class RunCommand : public Command {
     app.add_option("--inject-slowdown", slowdowns_,
                    "VARIANT[/IMPL]=FACTOR: test-only, makes that variant's timed GPU work FACTOR times longer "
                    "(repeatable); the report records it and cannot be a baseline");
+    app.add_option("--warmup", warmup_s_,
+                   "seconds each case runs unrecorded whenever the run switches to it (default: the preset's, "
+                   "quick 0.005; else 0)")
+        ->check(warmup_seconds());
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
         ->check(submit_timeout_seconds());
@@ -106,11 +110,11 @@ class RunCommand : public Command {
     if (kept.cases.empty()) throw UsageError(fmt::format("--benchmark_filter={} matches no case", gb.filter));
     const OpenDevices open = open_devices(*vk.instance, selected, infos, kept);
 
-    ReportWriter writer(out_, report_header(open, repetitions, gb, injected));
+    DriverOptions options = driver_options(preset, gb, repetitions, injected);
+    ReportWriter writer(out_, report_header(open, repetitions, options.warmup_s, gb, injected));
     writer.flush();  // fail early (and visibly) if the report cannot be written
 
     ProgressPrinter progress(stderr);
-    DriverOptions options = driver_options(preset, gb, repetitions, injected);
     options.progress = quiet_ ? nullptr : &progress;
     options.roofs = open.roofs;
     options.names = kept.names;
@@ -244,7 +248,7 @@ class RunCommand : public Command {
   }
 
   // Every top-level key of the report but "results".
-  nlohmann::json report_header(const OpenDevices& open, int repetitions, const GbFlags& gb,
+  nlohmann::json report_header(const OpenDevices& open, int repetitions, double warmup_s, const GbFlags& gb,
                                const std::vector<InjectedSlowdown>& injected) const {
     nlohmann::json header;
     header[report_key::kSchema] = kReportSchema;
@@ -260,6 +264,7 @@ class RunCommand : public Command {
                                 {"compile_only", compile_only_},
                                 {"cases", open.cases.size()},
                                 {"repetitions", repetitions},
+                                {"warmup_s", warmup_s},
                                 {"benchmark_filter", gb.filter.empty() ? nullptr : nlohmann::json(gb.filter)}};
     if (!injected.empty()) header[report_key::kRun][report_key::kInjectSlowdown] = slowdowns_json(injected);
     return header;
@@ -276,6 +281,7 @@ class RunCommand : public Command {
     options.run.inject_slowdown = injected;
     if (!gb.min_time_given) options.min_time_s = preset ? preset->min_time_s : 0.1;
     options.repetitions = repetitions;
+    options.warmup_s = warmup_s_ ? *warmup_s_ : preset ? preset->warmup_s : 0;
     return options;
   }
 
@@ -362,6 +368,7 @@ class RunCommand : public Command {
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false;
   uint64_t seed_ = 0;
   double timeout_s_ = 120;
+  std::optional<double> warmup_s_;
 };
 
 PEBENCH_REGISTER_COMMAND(RunCommand);

@@ -12,19 +12,30 @@
 
 namespace pebench {
 
-CLI::Validator submit_timeout_seconds() {
+namespace {
+
+// Seconds in (lo, hi] when lo_open, else [lo, hi]. strtod, not CLI11's
+// conversion: it takes "nan" and "inf", which the checks here refuse.
+CLI::Validator seconds_in(double lo, bool lo_open, double hi) {
+  const std::string range = fmt::format("SECONDS in {}{:g}, {:g}]", lo_open ? "(" : "[", lo, hi);
   return CLI::Validator(
-      [](std::string& text) -> std::string {
-        // strtod, not CLI11's conversion: it takes "nan" and "inf", which the checks below refuse.
+      [=](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double s = std::strtod(text.c_str(), &end);
         const bool parsed = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE;
-        if (parsed && std::isfinite(s) && s > 0 && s <= kMaxSubmitTimeoutS) return "";
-        return fmt::format("'{}' is not a number of seconds above 0 and at most {:g}", text, kMaxSubmitTimeoutS);
+        if (parsed && std::isfinite(s) && (lo_open ? s > lo : s >= lo) && s <= hi) return "";
+        return fmt::format("'{}' is not a number of seconds {} {:g} and at most {:g}", text,
+                           lo_open ? "above" : "from", lo, hi);
       },
-      "SECONDS in (0, 86400]");
+      range);
 }
+
+}  // namespace
+
+CLI::Validator submit_timeout_seconds() { return seconds_in(0, true, kMaxSubmitTimeoutS); }
+
+CLI::Validator warmup_seconds() { return seconds_in(0, false, 60); }
 
 CLI::Validator whole_uint64() {
   return CLI::Validator(

@@ -18,6 +18,8 @@ inline constexpr double kMaxSubmitTimeoutS = 86400;
 
 // Validator for --timeout: a finite number of seconds in (0, kMaxSubmitTimeoutS].
 CLI::Validator submit_timeout_seconds();
+// --warmup: seconds in [0, 60].
+CLI::Validator warmup_seconds();
 // Validator for a uint64 option such as --seed: digits only, at most 2^64-1
 // (CLI11 itself wraps "-1" and saturates larger values).
 CLI::Validator whole_uint64();

@@ -122,7 +122,10 @@ void BenchDriver::body(size_t index, void* state_ptr) {
     return;
   }
   auto& samples = invocations_[index].emplace_back();
+  const bool switched = last_body_ != index;
+  last_body_ = index;
   try {
+    if (switched && options_.warmup_s > 0) warm_up(*live.run, r);
     for (auto _ : st) {
       const CaseRun::Sample s = live.run->time_sample();
       st.SetIterationTime(s.ns * 1e-9);
@@ -186,6 +189,22 @@ void BenchDriver::write_finished_in_order() {
   if (written_ < cases_.size() && finished_[written_]) {
     while (written_ < cases_.size() && finished_[written_]) writer_.add(results_[written_++]);
     writer_.flush();
+  }
+}
+
+void BenchDriver::warm_up(CaseRun& run, CaseResult& r) {
+  // At least warmup_s, then on while each run is still >10% faster than the
+  // one before (the slow start decays over ~10 runs, so a fixed time ends it
+  // early exactly when the runs are slow), up to 20x warmup_s.
+  const double min_ns = options_.warmup_s * 1e9;
+  double total = 0, previous = 0;
+  for (;;) {
+    const double ns = run.time_sample().ns;
+    ++r.warmup_runs;
+    total += ns;
+    const bool speeding_up = previous > 0 && ns * 1.1 < previous;
+    previous = ns;
+    if (g_interrupted || total >= 20 * min_ns || (total >= min_ns && !speeding_up)) return;
   }
 }
 

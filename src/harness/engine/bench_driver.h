@@ -13,6 +13,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ struct DriverOptions {
   RunOptions run;
   double min_time_s = 0;  // > 0: per-case Google Benchmark min time (else its flag/default)
   int repetitions = 0;    // > 0: per-case Google Benchmark repetitions (else its flag/default)
+  // > 0: whenever the run switches to a case (under interleaving, every
+  // repetition), the case first runs unrecorded for at least this long (at
+  // least once). The first executions after another case ran can be several
+  // times slower (docs/compare-and-gate.md); the samples measure the case, not
+  // its neighbour.
+  double warmup_s = 0;
   ProgressSink* progress = nullptr;  // told of every finished case; nullptr: quiet
   std::map<uint32_t, Roofs> roofs;  // by device index: measured peaks, for each ok result's roofline
   std::vector<std::string> names;   // each case's benchmark name (gb_names); empty: made here
@@ -79,6 +86,8 @@ class BenchDriver {
     uint64_t vk_errors_before = 0;
   };
   void body(size_t index, void* state);
+  // options_.warmup_s of unrecorded executions; counted in the result.
+  void warm_up(CaseRun& run, CaseResult& r);
   // Settles a case Google Benchmark has reported: its statistics, its
   // validation-layer errors, its roofline; writes what is in order; tells
   // the progress sink.
@@ -99,6 +108,7 @@ class BenchDriver {
   std::vector<bool> finished_;
   size_t written_ = 0;  // cases 0..written_-1 are in the report
   std::map<size_t, Live> live_;
+  std::optional<size_t> last_body_;  // the case Google Benchmark timed last
   size_t done_ = 0;
 };
 

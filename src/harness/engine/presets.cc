@@ -21,7 +21,12 @@ const std::vector<Preset>& presets() {
        // for p < 0.01), and short ones a few ms' worth each.
        0.005,
        /*f32_without_16bit_storage=*/false,
-       /*repetitions=*/5},
+       /*repetitions=*/5,
+       // Interleaving switches cases at every repetition; the first runs
+       // after a switch were up to 4x slower for ~10 runs (abs.recurrent
+       // sequential), enough to fail the gate when a slower runner took
+       // fewer samples (docs/compare-and-gate.md).
+       /*warmup_s=*/0.005},
       {"standard",
        "the default comparison sweep: typical model shapes, both dtypes, causal and not",
        {},

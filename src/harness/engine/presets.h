@@ -27,6 +27,9 @@ struct Preset {
   // this many samples, spread over the whole run, so load on the machine
   // falls on all cases alike (docs/compare-and-gate.md).
   int repetitions = 0;
+  // Unrecorded seconds a case runs whenever the run switches to it
+  // (DriverOptions::warmup_s) unless --warmup is given.
+  double warmup_s = 0;
 };
 
 const std::vector<Preset>& presets();

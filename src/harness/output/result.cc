@@ -123,6 +123,7 @@ nlohmann::json result_to_json(const CaseResult& r) {
   }
   j[report_key::kVkValidationErrors] = r.vk_validation_errors;
   j[report_key::kRoofline] = r.roofline ? roofline_to_json(*r.roofline) : nlohmann::json(nullptr);
+  j[report_key::kWarmupRuns] = r.warmup_runs;
   j[report_key::kPipelines] = nlohmann::json::array();
   for (const auto& p : r.pipelines) j[report_key::kPipelines].push_back(pipeline_to_json(p));
   if (r.injected_slowdown) {

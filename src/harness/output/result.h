@@ -80,6 +80,7 @@ struct CaseResult {
   uint64_t vk_validation_errors = 0;
   std::optional<Roofline> roofline;  // ok and timed, on a device whose peak was measured
   std::vector<PipelineRecord> pipelines;  // each distinct dispatch once, in recording order
+  uint64_t warmup_runs = 0;  // unrecorded executions before samples (DriverOptions::warmup_s)
   // --inject-slowdown (slowdown.h): the factor asked for, the passes
   // recorded, the divisor applied to every sample and the fixed cost the
   // divisor left alone (an empty submission's GPU and CPU time); absent for
