@@ -83,8 +83,14 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   // each queue's entries forward, and the entry that crosses into queue r's
   // tail is overwritten by its new value. One constant trip count: llvmpipe
   // left the per-queue loop (trip count r) rolled, which spent the loop
-  // budget (65535 iterations) per key and cut long key ranges short.
-  [[unroll]] for (uint e = 0; e + 1 < ROWS * (ROWS + 1) / 2; ++e) xl_queue[e] = xl_queue[e + 1];
+  // budget (65535 iterations) per key and cut long key ranges short. It
+  // also left one loop of 35 steps (8 slots) rolled, so the steps come in
+  // chunks of 16, which it unrolls; CPU devices get at most 8 slots
+  // (flash_tiles), so three chunks cover every queue.
+  const uint QN = ROWS * (ROWS + 1) / 2 - 1;
+  [[unroll]] for (uint e = 0; e < min(QN, 16u); ++e) xl_queue[e] = xl_queue[e + 1];
+  [[unroll]] for (uint e = 16; e < min(QN, 32u); ++e) xl_queue[e] = xl_queue[e + 1];
+  [[unroll]] for (uint e = 32; e < QN; ++e) xl_queue[e] = xl_queue[e + 1];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) xl_queue[r * (r + 1) / 2 + r] = d[r] + vd;  // for key j + r
 }
 

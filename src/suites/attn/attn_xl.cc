@@ -84,13 +84,11 @@ class XlPositions : public AttnTerm {
   FlashHookLoops flash_loops() const override {
     FlashHookLoops h;
     h.per_row = 1;  // priming the queues: ROWS - 1 steps (+ 1)
-    // llvmpipe leaves loops of the queue step over the row slots rolled:
-    // measured (lavapipe, H 8, D 64, 8 slots, unsplit keys) results go wrong
-    // past M = 1600-1728 keys, about 5 loop iterations per slot and key.
-    // Count 6 per slot of the most slots a CPU device gets (flash_tiles), so
-    // the plan splits the keys before the budget runs out.
-    const int64_t slots = std::clamp<int64_t>(kFlashCpuRowChunks / ((shape_.dim + 3) / 4), 1, 8);
-    h.per_key = static_cast<uint64_t>(6 * slots);
+    // The queue shift (xl_step) is unrolled in chunks of 16 steps: as one
+    // loop of ROWS (ROWS + 1) / 2 - 1 = 35 steps (8 slots) llvmpipe left it
+    // rolled, about 5 loop iterations per slot and key, which cut unsplit
+    // key ranges short past M = 1600-1728 and forced a key split (measured
+    // on lavapipe, H 8, D 64: unsplit, validated at M = 4096 now).
     return h;
   }
 
