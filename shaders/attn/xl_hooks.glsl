@@ -1,8 +1,12 @@
 // attn.xl's hooks (Transformer-XL, encodings.md section 3): with r = i' - j,
 // s = scale ((q_i + u_h).k_j + (q_i + vb_h).rk[h, r + N - 1]); rk, u, vb
-// are per query head. The flash kernel turns q into q + u as it is loaded,
-// so the content term is the plain score, and writes the position term as
-//   (q + vb).rk = (q + u).rk + (vb - u).rk.
+// are per query head. Staged, an invocation's slots share one head, so the
+// flash kernel keeps q as the core loads it and adds the per-key products
+// u.k and vb.rk, each one D-wide dot per key for all slots:
+//   (q + u).k + (q + vb).rk = q.k + u.k + q.rk + vb.rk.
+// (Adding u into the q rows instead made llvmpipe's code for the whole key
+// loop about 40% slower, with the position term removed: docs/attention-
+// kernels.md.) Direct (decode, slots of several heads): q + u as q loads.
 // Staged mode (ATTN_SLOTS_BY_HEAD): an invocation's slots are consecutive
 // positions i'_0 + r of one head, so at key j slot r needs rk row
 // i'_0 + r - j, the row slot 0 needs at key j - r. The invocation therefore
@@ -33,13 +37,15 @@ uint xl_rk_base(uint h, int dist) {
 
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
 
-vec4 xl_vbu[D4P];                    // staged: (vb - u) * scale of the invocation's head
+vec4 xl_us[D4P], xl_vbs[D4P];       // staged: u * scale and vb * scale of the invocation's head
 vec4 xl_qv[DIRECT ? ROWS * D4P : 1];  // direct: (q + vb) * scale per slot
 // Staged: slot r's queue at [r (r + 1) / 2, + r]: entry e is the position
 // term of key j + e, j the key being folded.
 float xl_queue[ROWS * (ROWS + 1) / 2];
 
+// Direct only: q + u as the row loads (staged adds u.k per key instead).
 void xl_q_row(uint r) {
+  if (!DIRECT) return;
   const uint ub = attn_h[r] * HEAD_DIM;
   [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] += ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + ub, c);
 }
@@ -56,7 +62,8 @@ void xl_rows_ready() {
   } else {
     const uint hb = attn_h[0] * HEAD_DIM;
     [[unroll]] for (uint c = 0; c < D4P; ++c) {
-      xl_vbu[c] = (ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) - ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c)) * pc.scale;
+      xl_us[c] = ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c) * pc.scale;
+      xl_vbs[c] = ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) * pc.scale;
     }
   }
 }
@@ -69,10 +76,11 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   vec4 row[D4P];
   [[unroll]] for (uint c = 0; c < D4P; ++c) row[c] = ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c);
   // Chunk-outer like the core's score loop: independent sums per slot.
-  float vd = 0.0, d[ROWS];
+  float vd = 0.0, ud = 0.0, d[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) d[r] = 0.0;
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    vd += dot(xl_vbu[c], row[c]);
+    vd += dot(xl_vbs[c], row[c]);
+    if (content) ud += dot(xl_us[c], attn_k[c]);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       const vec4 qc = attn_q[r * QW + c];
       d[r] += dot(qc, row[c]);
@@ -92,10 +100,13 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   [[unroll]] for (uint e = 16; e < min(QN, 32u); ++e) xl_queue[e] = xl_queue[e + 1];
   [[unroll]] for (uint e = 32; e < QN; ++e) xl_queue[e] = xl_queue[e + 1];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) xl_queue[r * (r + 1) / 2 + r] = d[r] + vd;  // for key j + r
+  if (content) {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += ud;
+  }
 }
 
 // Once per invocation, every slot loaded and scaled: the slots' (q + vb)
-// scale (direct) or the head's (vb - u) scale, then (staged) the queues.
+// scale (direct) or the head's u scale and vb scale, then (staged) the queues.
 void xl_keys_begin(uint kb) {
   xl_rows_ready();
   if (!DIRECT) {
