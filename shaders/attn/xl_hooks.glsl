@@ -93,8 +93,9 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   // left the per-queue loop (trip count r) rolled, which spent the loop
   // budget (65535 iterations) per key and cut long key ranges short. It
   // also left one loop of 35 steps (8 slots) rolled, so the steps come in
-  // chunks of 16, which it unrolls; CPU devices get at most 8 slots
-  // (flash_tiles), so three chunks cover every queue.
+  // chunks of 16, which it unrolls; CPU devices get at most
+  // kFlashCpuMaxRowSlots = 8 slots (attn_common.h, which asserts that three
+  // chunks cover them).
   const uint QN = ROWS * (ROWS + 1) / 2 - 1;
   [[unroll]] for (uint e = 0; e < min(QN, 16u); ++e) xl_queue[e] = xl_queue[e + 1];
   [[unroll]] for (uint e = 16; e < min(QN, 32u); ++e) xl_queue[e] = xl_queue[e + 1];

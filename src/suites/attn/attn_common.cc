@@ -149,7 +149,7 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   // Row slots: on CPUs every K/V element an invocation loads then serves
   // that many rows (loads dominate there: docs/attention-kernels.md); GPUs
   // keep one row per invocation to keep registers low.
-  const int64_t cpu_slots = std::clamp<int64_t>(kFlashCpuRowChunks / row_chunks, 1, 8);
+  const int64_t cpu_slots = std::clamp<int64_t>(kFlashCpuRowChunks / row_chunks, 1, kFlashCpuMaxRowSlots);
   if (plan.direct) {
     // All rows of the kv head in one invocation where registers allow, so
     // that each K/V element is read once for them (GPUs: at most 32 chunks).

@@ -71,6 +71,13 @@ constexpr int64_t kFlashMaxHeadDim = 256;
 // CPU devices: row slots per invocation x vec4 chunks per row, at most (the
 // registers the compiler must juggle; its time grows faster than linearly).
 constexpr int64_t kFlashCpuRowChunks = 128;
+// CPU devices: row slots per invocation, at most. attn.xl's queue shift
+// (xl_hooks.glsl, xl_step) is three unrolled chunks of 16 steps, enough for
+// the R (R + 1) / 2 - 1 steps of R slots up to 9: llvmpipe leaves a longer
+// loop rolled, which spends its loop budget and cuts key ranges short.
+constexpr int64_t kFlashCpuMaxRowSlots = 8;
+static_assert(kFlashCpuMaxRowSlots * (kFlashCpuMaxRowSlots + 1) / 2 - 1 <= 3 * 16,
+              "xl_hooks.glsl shifts XL's queues in three chunks of 16 steps");
 
 struct AttnShape {
   explicit AttnShape(const Params& p);
