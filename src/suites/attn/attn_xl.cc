@@ -114,10 +114,13 @@ class XlPositions : public AttnTerm {
   }
 
   TermError score_error(double) const override {
-    // The position term: flash forms (q + u).rk + (vb - u).rk, two f32 dots
-    // over D with factors up to 2 (worst case 2 D^2 u each), and rounds q + u
-    // and vb - u (u |.| <= 2u per component, D terms of |rk| <= 1); naive's
-    // one accumulator over 2D terms stays within that.
+    // The position term: direct flash forms (q + u).rk + (vb - u).rk, two
+    // f32 dots over D with factors up to 2 (worst case 2 D^2 u each), and
+    // rounds q + u and vb - u (u |.| <= 2u per component, D terms of
+    // |rk| <= 1); staged flash forms q.rk + vb.rk (factors up to 1, and the
+    // content term likewise as q.k + u.k, one rounded sum in place of
+    // rounding q + u); naive's one accumulator over 2D terms stays within
+    // that.
     // |q + vb| <= 2 and |rk| <= 1: the position term reaches scale 2D.
     const double D = static_cast<double>(shape_.dim), u = std::ldexp(1.0, -24);
     TermError err;
