@@ -347,6 +347,7 @@ TEST(RelVecFlashPlan, ComplexRowsHoldBothPartsInRegistersAndSharedMemory) {
     EXPECT_EQ(a.flash_plan().parts, 2);
     const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);
     const FlashTiles tn = flash_tiles(b.shape(), b.flash_plan(), kLavapipe);
+    EXPECT_LT(a.shape().score_work(), kFlashCpuLargeWork);  // the cheap-compile budget
     EXPECT_LE(t.row_slots * 2 * t.d4, static_cast<uint32_t>(kFlashCpuRowChunks));
     EXPECT_EQ(t.row_slots, std::clamp<uint32_t>(static_cast<uint32_t>(kFlashCpuRowChunks) / (2 * t.d4), 1, 8));
     if (tn.row_slots < 8) {
@@ -354,6 +355,28 @@ TEST(RelVecFlashPlan, ComplexRowsHoldBothPartsInRegistersAndSharedMemory) {
     }
     EXPECT_LE(2ull * t.keys * 2 * t.d4 * 16, 32768u);
   }
+}
+
+TEST(RelVecFlashPlan, LargeCasesGetTheLargerCpuRowBudget) {
+  // At 2^30 q.k multiply-adds and more, CPU plans hold up to
+  // kFlashCpuRowChunksLarge chunks per invocation: complex at D 64 then gets
+  // attn.nope's 8 slots (4 below it), and D 128 gets 8 (4 below it).
+  const auto slots = [](const char* variant, const char* seq, const char* dim) {
+    auto c = test::build_case(variant, {{"impl", "flash"}, {"seq", seq}, {"heads", "8"}, {"dim", dim}});
+    const auto& a = dynamic_cast<const AttnCase&>(*c.impl);
+    const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);
+    EXPECT_LE(t.row_slots * t.parts * t.d4,
+              static_cast<uint32_t>(a.shape().score_work() >= kFlashCpuLargeWork ? kFlashCpuRowChunksLarge
+                                                                                  : kFlashCpuRowChunks));
+    return t.row_slots;
+  };
+  EXPECT_EQ(slots("attn.complex", "512", "64"), 4u);
+  EXPECT_EQ(slots("attn.complex", "2048", "64"), 8u);
+  EXPECT_EQ(slots("attn.nope", "2048", "64"), 8u);
+  EXPECT_EQ(slots("attn.nope", "512", "128"), 4u);
+  EXPECT_EQ(slots("attn.nope", "1024", "128"), 8u);
+  EXPECT_EQ(slots("attn.deberta", "1024", "128"), 8u);
+  EXPECT_EQ(slots("attn.nope", "1024", "256"), 4u);
 }
 
 // ---- GPU: validation against the float64 reference ------------------------------

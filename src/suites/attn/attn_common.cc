@@ -132,6 +132,11 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
 
 }  // namespace
 
+int64_t flash_cpu_row_slots(const AttnShape& s, int64_t row_chunks) {
+  const int64_t budget = s.score_work() >= kFlashCpuLargeWork ? kFlashCpuRowChunksLarge : kFlashCpuRowChunks;
+  return std::clamp<int64_t>(budget / std::max<int64_t>(1, row_chunks), 1, kFlashCpuMaxRowSlots);
+}
+
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {
   FlashTiles t;
   if (!dev.cpu) {
@@ -149,7 +154,7 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   // Row slots: on CPUs every K/V element an invocation loads then serves
   // that many rows (loads dominate there: docs/attention-kernels.md); GPUs
   // keep one row per invocation to keep registers low.
-  const int64_t cpu_slots = std::clamp<int64_t>(kFlashCpuRowChunks / row_chunks, 1, kFlashCpuMaxRowSlots);
+  const int64_t cpu_slots = flash_cpu_row_slots(s, row_chunks);
   if (plan.direct) {
     // All rows of the kv head in one invocation where registers allow, so
     // that each K/V element is read once for them (GPUs: at most 32 chunks).

@@ -70,7 +70,15 @@ void resolve_attn_params(Params& p, double default_scale);
 constexpr int64_t kFlashMaxHeadDim = 256;
 // CPU devices: row slots per invocation x vec4 chunks per row, at most (the
 // registers the compiler must juggle; its time grows faster than linearly).
+// More slots serve every K/V element an invocation loads to more rows, so
+// the kernel runs faster, but llvmpipe compiles 256 chunks in 15-20 s where
+// it compiles 128 in 1-2 (docs/attention-kernels.md, "Row slots on CPU
+// devices"). Cases with at least kFlashCpuLargeWork q.k multiply-adds get the
+// larger budget, where one execution takes a sizeable part of a second; the
+// rest, tests and the quick preset among them, keep the cheap compile.
 constexpr int64_t kFlashCpuRowChunks = 128;
+constexpr int64_t kFlashCpuRowChunksLarge = 256;
+constexpr double kFlashCpuLargeWork = 1073741824.0;  // 2^30: N = M = 1024, H 8, D 128
 // CPU devices: row slots per invocation, at most. attn.xl's queue shift
 // (xl_hooks.glsl, xl_step) is three unrolled chunks of 16 steps, enough for
 // the R (R + 1) / 2 - 1 steps of R slots up to 9: llvmpipe leaves a longer
@@ -92,6 +100,8 @@ struct AttnShape {
   // Score entries the definition computes: B*H*N*M, halved for causal N = M
   // (encodings.md section 4).
   double scores() const;
+  // q.k multiply-adds of the definition: scores() x dim.
+  double score_work() const { return scores() * static_cast<double>(dim); }
   // The push constants every attention kernel starts with: H, Hkv, N, M,
   // causal, scale (ATTN_PUSH_SHAPE, shaders/attn/attn_util.glsl).
   PushConstants push() const;
@@ -150,6 +160,9 @@ struct FlashTiles {
 constexpr uint32_t kFlashGpuLaneChunks = 4;
 constexpr uint32_t kFlashGpuTileBytes = 16384;
 constexpr uint32_t kFlashGpuInvocations = 128;
+// CPU devices: query rows per flash invocation for rows of `row_chunks`
+// vec4 chunks (q and the accumulator), within the budget above.
+int64_t flash_cpu_row_slots(const AttnShape& s, int64_t row_chunks);
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
 

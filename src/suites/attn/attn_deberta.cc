@@ -179,7 +179,7 @@ class DisentangledTerms : public AttnTerm {
     // Rows per invocation and workgroup size as the flash kernel's (flash_tiles).
     const int64_t d4 = ceil_div(s.dim, 4);
     const bool cpu = rec.launch().is_cpu();
-    const uint32_t slots = cpu ? static_cast<uint32_t>(std::clamp<int64_t>(kFlashCpuRowChunks / d4, 1, 8)) : 1u;
+    const uint32_t slots = cpu ? static_cast<uint32_t>(flash_cpu_row_slots(s, d4)) : 1u;
     const uint32_t wg = rec.launch().workgroup_size(cpu ? 128 / slots : 64);
     const int64_t row_tiles = ceil_div(rows, int64_t{wg} * slots);
     const int64_t row_groups = row_tiles * s.batch * s.heads;
