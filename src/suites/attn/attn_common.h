@@ -71,9 +71,9 @@ constexpr int64_t kFlashMaxHeadDim = 256;
 // CPU devices: row slots per invocation x vec4 chunks per row, at most (the
 // registers the compiler must juggle; its time grows faster than linearly).
 // More slots serve every K/V element an invocation loads to more rows, so
-// the kernel runs faster, but llvmpipe compiles 256 chunks in 15-20 s where
-// it compiles 128 in 1-2 (docs/attention-kernels.md, "Row slots on CPU
-// devices"). Cases with at least kFlashCpuLargeWork q.k multiply-adds get the
+// the kernel runs faster, but llvmpipe takes 15-20 s longer to compile a
+// pipeline of 256 chunks than one of 128 (docs/attention-kernels.md, "Row
+// slots on CPU devices"). Cases with at least kFlashCpuLargeWork q.k multiply-adds get the
 // larger budget, where one execution takes a sizeable part of a second; the
 // rest, tests and the quick preset among them, keep the cheap compile.
 constexpr int64_t kFlashCpuRowChunks = 128;
