@@ -76,6 +76,39 @@ TEST(SinusoidalGpu, ItemsOfEightPositionsValidate) {
   }
 }
 
+// rope.apply does the same on a CPU device (its BLOCK) where a subgroup's
+// items cover a whole position: both styles, both dtypes, a partial rotary
+// dim (pass-through items step too), far from position 0, and a scaling
+// whose angles are not the base's. Where a position has more items than a
+// subgroup (D 128) it does not step.
+TEST(RopeGpu, ItemsOfEightPositionsValidate) {
+  const auto block_of = [](const char* dim, const char* dtype, const char* style, const char* rotary) {
+    const auto r = test::run_case("rope.apply", {{"seq", "4096"},
+                                                 {"heads", "16"},
+                                                 {"dim", dim},
+                                                 {"dtype", dtype},
+                                                 {"style", style},
+                                                 {"rotary_dim", rotary},
+                                                 {"scaling", "yarn"},
+                                                 {"offset", "100000"}});
+    EXPECT_EQ(r.status, CaseStatus::kOk) << r.reason;
+    uint32_t block = 0;
+    if (!r.pipelines.empty()) {
+      for (const auto& [name, value] : r.pipelines.front().spec_constants) block = name == "BLOCK" ? value : block;
+    }
+    return block;
+  };
+  for (const char* dtype : {"f32", "f16"}) {
+    for (const char* style : {"neox", "gptj"}) {
+      for (const char* rotary : {"32", "16"}) {
+        SCOPED_TRACE(std::string(dtype) + " " + style + " rotary_dim=" + rotary);
+        EXPECT_EQ(block_of("32", dtype, style, rotary), 8u);
+      }
+    }
+  }
+  EXPECT_EQ(block_of("128", "f32", "neox", "128"), 1u);
+}
+
 RopeSpec yarn_example() {
   Params p;
   p.set("rotary_dim", int64_t{128});

@@ -14,6 +14,16 @@
 // their error does not grow with p. With VEC4 every access is a vec4 (neox:
 // 4 pairs (t..t+3, t+R/2..); gptj: 2 interleaved pairs), which is what
 // lavapipe rewards (docs/lavapipe.md).
+// On CPU devices an item also covers BLOCK consecutive positions (8 on
+// lavapipe): it evaluates its angles once, at the first, and steps to the
+// next by rotating (cos, sin) by th'_t (`step`, from the host in double),
+// as abs.sinusoidal does. The angles' table loads and phases, more than sin
+// and cos, were their cost (docs/lavapipe.md). Each step rounds once (about
+// 2^-24), far inside the 2^-11 Vulkan allows sin and cos; every item starts
+// again from the exact fixed-point angle, so the error does not grow with
+// p. BLOCK divides seq (the host sees to it). GPUs use BLOCK 1, and so do
+// CPU devices where a position has more items than a subgroup (measured:
+// docs/lavapipe.md).
 #extension GL_EXT_control_flow_attributes : require
 #include "common/storage.glsl"
 #include "common/grid.glsl"
@@ -21,12 +31,14 @@
 #include "common/rope.glsl"
 
 layout(constant_id = 1) const bool VEC4 = false;
+layout(constant_id = 2) const uint BLOCK = 1;  // positions per item (unrolled)
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };
 layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
 layout(std430, binding = 1) readonly buffer Freq { uvec2 freq[]; };  // th'_t as turn fractions, [R/2]
 layout(std430, binding = 2) writeonly buffer Y { STORAGE_T y[]; };
 layout(std430, binding = 2) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
+layout(std430, binding = 3) readonly buffer Step { vec2 step_sincos[]; };  // (sin th'_t, cos th'_t), [R/2]
 
 layout(push_constant) uniform Push {
   uint rows;
@@ -39,6 +51,34 @@ layout(push_constant) uniform Push {
   uint rows_per_item;
 } pc;
 
+// cos and sin at position p, and of one step, for frequencies t0 .. t0 + n - 1
+// in lanes 0 .. n - 1 (the rest 0).
+void angles(uint p, uint t0, uint n, out vec4 c, out vec4 s, out vec4 cw, out vec4 sw) {
+  c = vec4(0);
+  s = vec4(0);
+  cw = vec4(0);
+  sw = vec4(0);
+  [[unroll]] for (uint q = 0; q < 4; ++q) {  // unrolled: constant lane indices
+    if (q < n) {
+      const float a = phase_angle(p, freq[t0 + q]);
+      c[q] = cos(a);
+      s[q] = sin(a);
+      if (BLOCK > 1) {
+        const vec2 w = step_sincos[t0 + q];
+        sw[q] = w.x;
+        cw[q] = w.y;
+      }
+    }
+  }
+}
+
+// (c, s) <- rotated by one step: cos(a + w), sin(a + w).
+void advance(inout vec4 c, inout vec4 s, vec4 cw, vec4 sw) {
+  const vec4 c_next = c * cw - s * sw;
+  s = s * cw + c * sw;
+  c = c_next;
+}
+
 void main() {
   const uint half_r = pc.rotary_dim / 2;
   const bool neox = pc.neox != 0;
@@ -48,55 +88,57 @@ void main() {
   const uint row_stride = pc.seq * pc.dim;  // elements from one (b, h) row to the next at the same n
   const float f = pc.attention_factor;
   const uint chunks = (pc.rows + pc.rows_per_item - 1) / pc.rows_per_item;
-  FOR_EACH_ITEM(item, chunks * pc.seq * per_pos) {
-    const uint chunk = item / (pc.seq * per_pos);
-    const uint in_chunk = item - chunk * (pc.seq * per_pos);
-    const uint n = in_chunk / per_pos;
-    const uint j = in_chunk - n * per_pos;
-    const uint p = pc.offset + n;
+  const uint blocks = pc.seq / BLOCK;
+  FOR_EACH_ITEM(item, chunks * blocks * per_pos) {
+    const uint chunk = item / (blocks * per_pos);
+    const uint in_chunk = item - chunk * (blocks * per_pos);
+    const uint blk = in_chunk / per_pos;
+    const uint j = in_chunk - blk * per_pos;
+    const uint n0 = blk * BLOCK;
     const uint r0 = chunk * pc.rows_per_item;
     const uint r1 = min(r0 + pc.rows_per_item, pc.rows);
-    const uint base = r0 * row_stride + n * pc.dim;
     if (j >= rot_items) {  // pass-through dims
       const uint k = j - rot_items;
-      if (VEC4) {
-        for (uint r = r0, e = (base + pc.rotary_dim) / 4 + k; r < r1; ++r, e += row_stride / 4) y4[e] = x4[e];
+      [[unroll]] for (uint step = 0; step < BLOCK; ++step) {
+        const uint base = r0 * row_stride + (n0 + step) * pc.dim;
+        if (VEC4) {
+          for (uint r = r0, e = (base + pc.rotary_dim) / 4 + k; r < r1; ++r, e += row_stride / 4) y4[e] = x4[e];
+        } else {
+          for (uint r = r0, e = base + pc.rotary_dim + k; r < r1; ++r, e += row_stride) y[e] = x[e];
+        }
+      }
+      continue;
+    }
+    // Frequencies of this item: neox vec4 4 (t .. t+3), gptj vec4 2, scalar 1.
+    const uint nfreq = VEC4 ? (neox ? 4 : 2) : 1;
+    const uint t0 = nfreq * j;
+    vec4 c, s, cw, sw;
+    angles(pc.offset + n0, t0, nfreq, c, s, cw, sw);
+    [[unroll]] for (uint step = 0; step < BLOCK; ++step) {
+      const uint base = r0 * row_stride + (n0 + step) * pc.dim;
+      if (VEC4 && neox) {
+        for (uint r = r0, e1 = (base + t0) / 4, e2 = (base + t0 + half_r) / 4; r < r1;
+             ++r, e1 += row_stride / 4, e2 += row_stride / 4) {
+          vec4 y1, y2;
+          rope_rotate4(vec4(x4[e1]), vec4(x4[e2]), c, s, f, y1, y2);
+          y4[e1] = STORAGE_VEC4(y1);
+          y4[e2] = STORAGE_VEC4(y2);
+        }
+      } else if (VEC4) {  // gptj: (2t, 2t+1) and (2t+2, 2t+3)
+        for (uint r = r0, e = base / 4 + j; r < r1; ++r, e += row_stride / 4) {
+          const vec4 v = vec4(x4[e]);
+          y4[e] = STORAGE_VEC4(vec4(rope_rotate(v.x, v.y, c.x, s.x, f), rope_rotate(v.z, v.w, c.y, s.y, f)));
+        }
       } else {
-        for (uint r = r0, e = base + pc.rotary_dim + k; r < r1; ++r, e += row_stride) y[e] = x[e];
+        const uint o1 = base + (neox ? j : 2 * j);
+        const uint o2 = base + (neox ? j + half_r : 2 * j + 1);
+        for (uint r = r0, i1 = o1, i2 = o2; r < r1; ++r, i1 += row_stride, i2 += row_stride) {
+          const vec2 v = rope_rotate(float(x[i1]), float(x[i2]), c.x, s.x, f);
+          y[i1] = STORAGE_T(v.x);
+          y[i2] = STORAGE_T(v.y);
+        }
       }
-    } else if (VEC4 && neox) {
-      const uint t = 4 * j;
-      vec4 c, s;
-      [[unroll]] for (int q = 0; q < 4; ++q) {
-        const float a = phase_angle(p, freq[t + q]);
-        c[q] = cos(a);
-        s[q] = sin(a);
-      }
-      for (uint r = r0, e1 = (base + t) / 4, e2 = (base + t + half_r) / 4; r < r1;
-           ++r, e1 += row_stride / 4, e2 += row_stride / 4) {
-        vec4 y1, y2;
-        rope_rotate4(vec4(x4[e1]), vec4(x4[e2]), c, s, f, y1, y2);
-        y4[e1] = STORAGE_VEC4(y1);
-        y4[e2] = STORAGE_VEC4(y2);
-      }
-    } else if (VEC4) {  // gptj: (2t, 2t+1) and (2t+2, 2t+3)
-      const uint t = 2 * j;
-      const float a0 = phase_angle(p, freq[t]), a1 = phase_angle(p, freq[t + 1]);
-      const vec2 c = vec2(cos(a0), cos(a1)), s = vec2(sin(a0), sin(a1));
-      for (uint r = r0, e = base / 4 + j; r < r1; ++r, e += row_stride / 4) {
-        const vec4 v = vec4(x4[e]);
-        y4[e] = STORAGE_VEC4(vec4(rope_rotate(v.x, v.y, c.x, s.x, f), rope_rotate(v.z, v.w, c.y, s.y, f)));
-      }
-    } else {
-      const uint o1 = base + (neox ? j : 2 * j);
-      const uint o2 = base + (neox ? j + half_r : 2 * j + 1);
-      const float a = phase_angle(p, freq[j]);
-      const float c = cos(a), s = sin(a);
-      for (uint r = r0, i1 = o1, i2 = o2; r < r1; ++r, i1 += row_stride, i2 += row_stride) {
-        const vec2 v = rope_rotate(float(x[i1]), float(x[i2]), c, s, f);
-        y[i1] = STORAGE_T(v.x);
-        y[i2] = STORAGE_T(v.y);
-      }
+      if (BLOCK > 1) advance(c, s, cw, sw);
     }
   }
 }

@@ -30,7 +30,9 @@ class RopeApplyCase : public Case {
     const std::vector<int64_t> shape{batch_, heads_, seq_, dim_};
     return {tensor("x", TensorRole::kInput, dtype_, shape, "[B,H,N,D]"),
             tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]"),
-            tensor("y", TensorRole::kOutput, dtype_, shape, "[B,H,N,D]")};
+            tensor("y", TensorRole::kOutput, dtype_, shape, "[B,H,N,D]"),
+            tensor("step", TensorRole::kConstant, DType::kF32, {spec_.rotary_dim / 2, 2},
+                   "[R/2,2]: sin th'_t, cos th'_t")};
   }
 
   void fill_inputs(TensorMap& t, Rng& rng) const override {
@@ -40,6 +42,11 @@ class RopeApplyCase : public Case {
       const auto [lo, hi] = turn_fraction_q64(inv_freq_[i]);
       freq.set(static_cast<int64_t>(2 * i), static_cast<int32_t>(lo));
       freq.set(static_cast<int64_t>(2 * i + 1), static_cast<int32_t>(hi));
+    }
+    HostTensor& step = t.at("step");
+    for (size_t i = 0; i < inv_freq_.size(); ++i) {
+      step.set(static_cast<int64_t>(2 * i), std::sin(inv_freq_[i]));
+      step.set(static_cast<int64_t>(2 * i + 1), std::cos(inv_freq_[i]));
     }
   }
 
@@ -65,6 +72,9 @@ class RopeApplyCase : public Case {
     // and cos cost many loads, 8 rows; on a GPU 1 (parallelism matters more).
     const int64_t rows = batch_ * heads_;
     const int64_t rows_per_item = std::min<int64_t>(rec.launch().is_cpu() ? 8 : 1, rows);
+    const int64_t chunks = (rows + rows_per_item - 1) / rows_per_item;
+    const int64_t per_pos = rot_items + pass_items;
+    const int64_t block = positions_per_item(rec.launch(), chunks, per_pos);
     PushConstants push;
     push.u32(static_cast<uint32_t>(rows))
         .u32(static_cast<uint32_t>(seq_))
@@ -74,10 +84,11 @@ class RopeApplyCase : public Case {
         .u32(spec_.neox ? 1 : 0)
         .f32(static_cast<float>(spec_.attention_factor))
         .u32(static_cast<uint32_t>(rows_per_item));
-    const int64_t items = (rows + rows_per_item - 1) / rows_per_item * seq_ * (rot_items + pass_items);
-    const auto loop = static_cast<uint32_t>(rows_per_item);
-    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y"}, items, push, loop);
-    d.constant("VEC4", vec4 ? 1 : 0);
+    const int64_t items = chunks * (seq_ / block) * per_pos;
+    // Per item: per position, the row loop.
+    const auto loop = static_cast<uint32_t>(block * (rows_per_item + 1));
+    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y", "step"}, items, push, loop);
+    d.constant("VEC4", vec4 ? 1 : 0).constant("BLOCK", static_cast<uint32_t>(block));
     // One item per invocation: an item already loops over its rows, and
     // on lavapipe invocations that loop over several items were slower
     // (CPU time per execution, seq 4096 H 8 D 64 f32: 4 items each 1.7x one).
@@ -99,16 +110,35 @@ class RopeApplyCase : public Case {
     // with position, negligibly up to p = 2^32. Vulkan only guarantees sin
     // and cos to 2^-11 absolute on [-pi, pi]; |x| < 1, rms^2 = 1/3.
     const double p_max = static_cast<double>(offset_ + seq_);
-    const double angle = 2 * M_PI * (std::ldexp(1.0, -25) + p_max * std::ldexp(1.0, -65));
+    // On CPU devices up to 7 rotation steps (BLOCK) add about 2 ulp each.
+    const double angle = 2 * M_PI * (std::ldexp(1.0, -25) + p_max * std::ldexp(1.0, -65)) + 7 * std::ldexp(1.0, -23);
     Tolerance t = rounding_tolerance(dtype_, 4, "");
     const double f = spec_.attention_factor;
     t.nmse += 4 * f * f * (angle * angle + 2 * trig_nmse(1.0 / 3));
-    t.model = fmt::format("angle error {:.2g} rad at p <= {} + Vulkan sin/cos (2^-11 abs) + output rounding", angle,
+    t.model = fmt::format("angle error {:.2g} rad at p <= {} (with the rotation steps) + Vulkan sin/cos (2^-11 abs) + "
+                          "output rounding", angle,
                           static_cast<int64_t>(p_max));
     return t;
   }
 
  private:
+  // Positions one item steps through by rotation (the shader's BLOCK, which
+  // must divide seq): on a CPU device 8, fewer where that would leave too
+  // few items to keep its threads busy. 1 on GPUs, and 1 where a position
+  // has more items (`per_pos`) than a subgroup: then a subgroup's items
+  // cover only part of each position, and stepping was slower than not
+  // (lavapipe, f32, by minimum: N 4096 H 8 D 64 1.71-1.79 against 2.29-2.32
+  // ms, N 2048 H 32 D 64 3.81 against 4.80; D 128, 16 items a position,
+  // 1.35-1.5x slower, and still about 5% slower with each item taking two
+  // dim groups so that a subgroup covered the position: docs/lavapipe.md).
+  int64_t positions_per_item(const LaunchPlanner& launch, int64_t chunks, int64_t per_pos) const {
+    if (!launch.is_cpu() || per_pos > static_cast<int64_t>(launch.subgroup_size())) return 1;
+    constexpr int64_t kMinItems = 4096;
+    int64_t block = 8;
+    while (block > 1 && (seq_ % block != 0 || seq_ / block * chunks * per_pos < kMinItems)) block /= 2;
+    return block;
+  }
+
   DType dtype_;
   int64_t batch_, heads_, seq_, dim_, offset_;
   RopeSpec spec_;
