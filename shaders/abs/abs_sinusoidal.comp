@@ -54,13 +54,6 @@ void anchor(uint p, uint t, out vec2 at_p, out vec2 step) {
   step = step_sincos[t];
 }
 
-// (s, c) <- rotated by one step (sw, cw): sin(a + w), cos(a + w).
-void advance(inout vec4 s, inout vec4 c, vec4 sw, vec4 cw) {
-  const vec4 s_next = s * cw + c * sw;
-  c = c * cw - s * sw;
-  s = s_next;
-}
-
 void main() {
   const uint d = pc.d_model;
   const uint half_d = d / 2;
@@ -108,7 +101,7 @@ void main() {
             y[i_cos] = STORAGE_T(float(x[i_cos]) + c.x);
           }
         }
-        advance(s, c, sw, cw);
+        phase_step(s, c, sw, cw);
       }
     }
   }

@@ -15,4 +15,13 @@ float phase_angle(uint p, uvec2 w_q64) {
   return float(int(turns_q32)) * 1.4629180792671596e-09;  // 2 pi / 2^32
 }
 
+// (s, c) <- rotated by one step (sw, cw) = (sin w, cos w): sin(a + w),
+// cos(a + w), four lanes at once. Items that step through positions from an
+// exact anchor (abs.sinusoidal, rope.apply) use it; each step rounds once.
+void phase_step(inout vec4 s, inout vec4 c, vec4 sw, vec4 cw) {
+  const vec4 s_next = s * cw + c * sw;
+  c = c * cw - s * sw;
+  s = s_next;
+}
+
 #endif

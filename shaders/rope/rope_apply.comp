@@ -72,13 +72,6 @@ void angles(uint p, uint t0, uint n, out vec4 c, out vec4 s, out vec4 cw, out ve
   }
 }
 
-// (c, s) <- rotated by one step: cos(a + w), sin(a + w).
-void advance(inout vec4 c, inout vec4 s, vec4 cw, vec4 sw) {
-  const vec4 c_next = c * cw - s * sw;
-  s = s * cw + c * sw;
-  c = c_next;
-}
-
 void main() {
   const uint half_r = pc.rotary_dim / 2;
   const bool neox = pc.neox != 0;
@@ -138,7 +131,7 @@ void main() {
           y[i2] = STORAGE_T(v.y);
         }
       }
-      if (BLOCK > 1) advance(c, s, cw, sw);
+      if (BLOCK > 1) phase_step(s, c, sw, cw);
     }
   }
 }

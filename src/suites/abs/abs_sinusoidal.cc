@@ -98,11 +98,7 @@ class SinusoidalCase : public Case {
   // d_model 512 f32, 8 took 2.90-3.40 ms against 4's 3.70-3.87; at the quick
   // shape 8 beat 4 in f32 and f16; 16 was no better in f32 and slower in f16.
   int64_t positions_per_item(const LaunchPlanner& launch, int64_t per_row) const {
-    if (!launch.is_cpu()) return 1;
-    constexpr int64_t kMinItems = 4096;
-    int64_t block = 8;
-    while (block > 1 && (shape_.seq % block != 0 || shape_.seq / block * per_row < kMinItems)) block /= 2;
-    return block;
+    return launch.is_cpu() ? rotation_block(shape_.seq, per_row) : 1;
   }
 
   double frequency(int64_t i) const {

@@ -18,4 +18,20 @@ inline std::pair<uint32_t, uint32_t> turn_fraction_q64(double w) {
   return {static_cast<uint32_t>(q & 0xffffffffu), static_cast<uint32_t>(q >> 32)};
 }
 
+// Positions an item steps through by rotating (sin, cos) from one exact
+// anchor (phase_step in phase.glsl; abs.sinusoidal and rope.apply on CPU
+// devices), at most: each step rounds once, so at most this many - 1
+// roundings reach an output.
+constexpr int64_t kMaxRotationSteps = 8;
+
+// The positions per item: the largest of kMaxRotationSteps, its halves and 1
+// that divides seq and still leaves at least 4096 items (each position has
+// items_per_position of them) to keep a CPU device's threads busy.
+inline int64_t rotation_block(int64_t seq, int64_t items_per_position) {
+  constexpr int64_t kMinItems = 4096;
+  int64_t block = kMaxRotationSteps;
+  while (block > 1 && (seq % block != 0 || seq / block * items_per_position < kMinItems)) block /= 2;
+  return block;
+}
+
 }  // namespace pebench

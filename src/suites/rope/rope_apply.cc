@@ -110,8 +110,10 @@ class RopeApplyCase : public Case {
     // with position, negligibly up to p = 2^32. Vulkan only guarantees sin
     // and cos to 2^-11 absolute on [-pi, pi]; |x| < 1, rms^2 = 1/3.
     const double p_max = static_cast<double>(offset_ + seq_);
-    // On CPU devices up to 7 rotation steps (BLOCK) add about 2 ulp each.
-    const double angle = 2 * M_PI * (std::ldexp(1.0, -25) + p_max * std::ldexp(1.0, -65)) + 7 * std::ldexp(1.0, -23);
+    // On CPU devices up to kMaxRotationSteps - 1 rotation steps (BLOCK) add
+    // about 2 ulp each.
+    const double angle = 2 * M_PI * (std::ldexp(1.0, -25) + p_max * std::ldexp(1.0, -65)) +
+                         static_cast<double>(kMaxRotationSteps - 1) * std::ldexp(1.0, -23);
     Tolerance t = rounding_tolerance(dtype_, 4, "");
     const double f = spec_.attention_factor;
     t.nmse += 4 * f * f * (angle * angle + 2 * trig_nmse(1.0 / 3));
@@ -133,10 +135,7 @@ class RopeApplyCase : public Case {
   // dim groups so that a subgroup covered the position: docs/lavapipe.md).
   int64_t positions_per_item(const LaunchPlanner& launch, int64_t chunks, int64_t per_pos) const {
     if (!launch.is_cpu() || per_pos > static_cast<int64_t>(launch.subgroup_size())) return 1;
-    constexpr int64_t kMinItems = 4096;
-    int64_t block = 8;
-    while (block > 1 && (seq_ % block != 0 || seq_ / block * chunks * per_pos < kMinItems)) block /= 2;
-    return block;
+    return rotation_block(seq_, chunks * per_pos);
   }
 
   DType dtype_;
