@@ -263,6 +263,32 @@ TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   EXPECT_EQ(tensor_shape(*flash.variant->make(flash.params), "c2p"), (std::vector<int64_t>{1}));
 }
 
+TEST(DebertaTables, CpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
+  // The pre-pass keeps only rows of x in registers, so on lavapipe it takes
+  // the flash kernel's whole chunk budget for them (128 vec4 chunks below
+  // 2^30 multiply-adds), at most 16 rows: D 16 -> 16, D 64 -> 8, D 128 -> 4.
+  // position_buckets 8 keeps R = 16 < M = 64, so both tables are used.
+  for (const auto& [dim, rows] : std::vector<std::pair<const char*, uint32_t>>{{"16", 16}, {"64", 8}, {"128", 4}}) {
+    SCOPED_TRACE(std::string("dim=") + dim);
+    const CaseResult r = test::run_case(
+        "attn.deberta", {{"impl", "flash"}, {"seq", "64"}, {"heads", "2"}, {"dim", dim}, {"position_buckets", "8"}});
+    ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+    int prepasses = 0, found = 0;
+    for (const PipelineRecord& p : r.pipelines) {
+      if (p.shader != "attn_deberta_rel") continue;
+      ++prepasses;  // both tables share one pipeline
+      for (const auto& [name, value] : p.spec_constants) {
+        if (name == "ROWS") {
+          EXPECT_EQ(value, rows);
+          ++found;
+        }
+      }
+    }
+    EXPECT_EQ(prepasses, 1);
+    EXPECT_EQ(found, 1);
+  }
+}
+
 TEST(RelBiasFlashPlan, StaysUnderLlvmpipesLoopBudget) {
   // The hooks add no rolled loops (everything per key is unrolled), so the
   // core's accounting holds; checked at long prefill and long decode.

@@ -132,9 +132,12 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
 
 }  // namespace
 
+int64_t flash_cpu_row_budget(const AttnShape& s) {
+  return s.score_work() >= kFlashCpuLargeWork ? kFlashCpuRowChunksLarge : kFlashCpuRowChunks;
+}
+
 int64_t flash_cpu_row_slots(const AttnShape& s, int64_t row_chunks) {
-  const int64_t budget = s.score_work() >= kFlashCpuLargeWork ? kFlashCpuRowChunksLarge : kFlashCpuRowChunks;
-  return std::clamp<int64_t>(budget / std::max<int64_t>(1, row_chunks), 1, kFlashCpuMaxRowSlots);
+  return std::clamp<int64_t>(flash_cpu_row_budget(s) / std::max<int64_t>(1, row_chunks), 1, kFlashCpuMaxRowSlots);
 }
 
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {

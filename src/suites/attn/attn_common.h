@@ -160,8 +160,11 @@ struct FlashTiles {
 constexpr uint32_t kFlashGpuLaneChunks = 4;
 constexpr uint32_t kFlashGpuTileBytes = 16384;
 constexpr uint32_t kFlashGpuInvocations = 128;
-// CPU devices: query rows per flash invocation for rows of `row_chunks`
-// vec4 chunks (q and the accumulator), within the budget above.
+// CPU devices: the case's chunk budget (kFlashCpuRowChunks, or
+// kFlashCpuRowChunksLarge for large cases), and the query rows per flash
+// invocation for rows of `row_chunks` vec4 chunks (q, and the accumulator
+// as many again) within it.
+int64_t flash_cpu_row_budget(const AttnShape& s);
 int64_t flash_cpu_row_slots(const AttnShape& s, int64_t row_chunks);
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
