@@ -103,7 +103,16 @@ TEST(Peak, MeasuresEveryRoofAndEveryCopyConfiguration) {
   double best = 0;
   for (const auto& c : peak.copy_configs) best = std::max(best, c.gbps);
   EXPECT_DOUBLE_EQ(peak.roofs.copy_gbps, best);
+  // Configurations with as many vec4s per invocation as they unroll run
+  // without the loop where one grid covers the buffer; the others loop.
+  for (const auto& c : peak.copy_configs) {
+    const bool covers = uint64_t{c.groups} * test::gpu().launch().workgroup_size(256) * c.unroll * 16 >=
+                        static_cast<uint64_t>(c.buffer_bytes);
+    EXPECT_EQ(c.one_pass, c.unroll == c.items_per_invocation && covers)
+        << c.unroll << " x " << c.items_per_invocation << ", " << c.groups << " groups";
+  }
   const auto j = peak_to_json(peak);
+  EXPECT_TRUE(j["copy_configs"][0].contains("one_pass"));
   for (const char* key : {"copy_gbps", "f32_gflops", "f16_gflops"}) EXPECT_TRUE(j.contains(key)) << key;
 }
 

@@ -28,11 +28,12 @@ void print_peak(const PhysicalDeviceInfo& d, const DevicePeak& peak) {
                            peak.roofs.copy_gbps, best_bytes / (1024.0 * 1024.0), peak.timing);
   std::cout << fmt::format("    f32 FMA            {}\n", gflops_text(peak.roofs.f32_gflops, ""));
   std::cout << fmt::format("    f16 FMA            {}\n", gflops_text(peak.roofs.f16_gflops, peak.f16_reason));
-  TextTable t({"copy MiB", "unroll", "vec4s per invocation", "groups", "GB/s"});
-  for (size_t c : {0, 1, 2, 3, 4}) t.align_right(c);
+  TextTable t({"copy MiB", "unroll", "vec4s per invocation", "groups", "loop", "GB/s"});
+  for (size_t c : {0, 1, 2, 3, 5}) t.align_right(c);
   for (const auto& c : peak.copy_configs) {
     t.add_row({fmt::format("{:.0f}", c.buffer_bytes / (1024.0 * 1024.0)), std::to_string(c.unroll),
-               std::to_string(c.items_per_invocation), std::to_string(c.groups), fmt::format("{:.2f}", c.gbps)});
+               std::to_string(c.items_per_invocation), std::to_string(c.groups), c.one_pass ? "no" : "yes",
+               fmt::format("{:.2f}", c.gbps)});
   }
   std::cout << t.text();
 }

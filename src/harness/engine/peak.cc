@@ -30,7 +30,8 @@ constexpr uint32_t kFmaGroupsGpu = 4096, kFmaGroupsCpu = 256;
 // (unroll, vec4s per invocation): what saturates differs by device. On a GPU
 // more invocations hide latency; on lavapipe each loop iteration costs, so
 // a few vec4s per invocation, unrolled or not, did best (measured: 1 per
-// invocation 0.4-0.7x of 4; 16 or more, 0.7-0.8x).
+// invocation 0.4-0.7x of 4; 16 or more, 0.7-0.8x). Where the two are equal
+// and the grid covers the buffer, the kernel has no loop (copy_one_pass).
 constexpr std::pair<uint32_t, uint32_t> kCopyConfigs[] = {{1, 1}, {1, 4}, {4, 4}, {8, 8}};
 
 double median_of(std::vector<double> v) {
@@ -108,18 +109,26 @@ uint64_t copy_buffer_bytes(const PhysicalDeviceInfo& info) {
   return bytes / 16 * 16;
 }
 
-const ComputePipeline& copy_pipeline(GpuContext& ctx, uint32_t unroll) {
-  PipelineDesc desc;
-  desc.buffer_count = 2;
-  desc.push_constant_bytes = 4;
-  desc.spec_constants = {ctx.launch().workgroup_size(256), unroll};
-  return ctx.pipeline("peak_copy", DType::kF32, desc);
-}
-
 uint32_t copy_groups(GpuContext& ctx, uint32_t n, uint32_t items_per_invocation) {
   const uint64_t wg = ctx.launch().workgroup_size(256);
   const uint64_t invocations = (uint64_t{n} + items_per_invocation - 1) / items_per_invocation;
   return static_cast<uint32_t>(std::clamp<uint64_t>((invocations + wg - 1) / wg, 1, ctx.launch().max_groups()));
+}
+
+// Whether the grid of copy_groups() covers the copy with one unrolled body
+// per invocation, so the kernel needs no loop (shaders/peak/peak_copy.comp).
+bool copy_one_pass(GpuContext& ctx, uint32_t n, uint32_t unroll, uint32_t items_per_invocation) {
+  const uint64_t wg = ctx.launch().workgroup_size(256);
+  return unroll == items_per_invocation &&
+         uint64_t{copy_groups(ctx, n, items_per_invocation)} * wg * unroll >= uint64_t{n};
+}
+
+const ComputePipeline& copy_pipeline(GpuContext& ctx, uint32_t unroll, bool one_pass) {
+  PipelineDesc desc;
+  desc.buffer_count = 2;
+  desc.push_constant_bytes = 4;
+  desc.spec_constants = {ctx.launch().workgroup_size(256), unroll, one_pass ? 1u : 0u};
+  return ctx.pipeline("peak_copy", DType::kF32, desc);
 }
 
 const ComputePipeline& fma_pipeline(GpuContext& ctx, DType arithmetic) {
@@ -144,12 +153,14 @@ void measure_copy_size(GpuContext& ctx, Timer& timer, const PeakOptions& options
   PushConstants push;
   push.u32(n);
   for (const auto& [unroll, items] : kCopyConfigs) {
-    const ComputePipeline& p = copy_pipeline(ctx, unroll);
+    const bool one_pass = copy_one_pass(ctx, n, unroll, items);
+    const ComputePipeline& p = copy_pipeline(ctx, unroll, one_pass);
     const VkDescriptorSet set = timer.bind(p, {src.get(), dst.get()});
     const uint32_t groups = copy_groups(ctx, n, items);
     const uint32_t repeats = repeats_for(timer.median_ns(p, set, push, groups, 1, 1), options.target_s);
     const double ns = timer.median_ns(p, set, push, groups, repeats, options.samples) / repeats;
-    peak.copy_configs.push_back({unroll, items, groups, static_cast<double>(bytes), 2.0 * static_cast<double>(bytes) / ns});
+    peak.copy_configs.push_back(
+        {unroll, items, groups, static_cast<double>(bytes), 2.0 * static_cast<double>(bytes) / ns, one_pass});
     peak.roofs.copy_gbps = std::max(peak.roofs.copy_gbps, peak.copy_configs.back().gbps);
   }
 }
@@ -208,7 +219,7 @@ std::vector<float> peak_copy_output(GpuContext& ctx, const std::vector<float>& s
   auto out = Buffer::Create(ctx.device(), bytes, MemoryUse::kDevice).value();
   throw_if_error(upload(ctx.device(), *in, src.data(), bytes));
   Timer timer(ctx);
-  const ComputePipeline& p = copy_pipeline(ctx, unroll);
+  const ComputePipeline& p = copy_pipeline(ctx, unroll, copy_one_pass(ctx, n, unroll, items_per_invocation));
   PushConstants push;
   push.u32(n);
   timer.median_ns(p, timer.bind(p, {in.get(), out.get()}), push, copy_groups(ctx, n, items_per_invocation), 1, 1);
@@ -233,7 +244,7 @@ nlohmann::json peak_to_json(const DevicePeak& peak) {
   for (const auto& c : peak.copy_configs) {
     configs.push_back(
         {{"unroll", c.unroll}, {"items_per_invocation", c.items_per_invocation}, {"groups", c.groups},
-         {"buffer_bytes", c.buffer_bytes}, {"gbps", c.gbps}});
+         {"buffer_bytes", c.buffer_bytes}, {"gbps", c.gbps}, {"one_pass", c.one_pass}});
   }
   nlohmann::json j = {{"copy_gbps", peak.roofs.copy_gbps},
                       {"f32_gflops", peak.roofs.f32_gflops},

@@ -35,6 +35,7 @@ struct CopyConfig {
   uint32_t groups = 0;
   double buffer_bytes = 0;  // each of the two buffers
   double gbps = 0;  // median
+  bool one_pass = false;  // unroll == items_per_invocation and one grid covers the buffer: no loop
 };
 
 struct DevicePeak {
