@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/output/npy.h"
 #include "suites/common/phase.h"
@@ -72,6 +75,38 @@ TEST(SinusoidalGpu, ItemsOfEightPositionsValidate) {
       uint32_t block = 0;
       for (const auto& [name, value] : r.pipelines.front().spec_constants) block = name == "BLOCK" ? value : block;
       EXPECT_EQ(block, 8u);
+    }
+  }
+}
+
+// An item's launch: one invocation per item and no loop where the device
+// takes that many groups (ONE_PASS); past its group limit, the grid-stride
+// loop. A CPU-type profile with 4 groups at most forces the loop on lavapipe.
+TEST(SinusoidalGpu, OnePassAndGridStrideBothValidate) {
+  const std::string dir = test::temp_dir("sin_grid");
+  std::ofstream(dir + "/cpu4.json") << R"({
+    "capabilities": { "c": { "properties": { "VkPhysicalDeviceProperties": {
+      "deviceType": "VK_PHYSICAL_DEVICE_TYPE_CPU",
+      "limits": { "maxComputeWorkGroupCount": [4, 65535, 65535] } } } } },
+    "profiles": { "cpu-4-groups": { "capabilities": ["c"] } } })";
+  for (const bool limited : {false, true}) {
+    SCOPED_TRACE(limited ? "4 groups" : "lavapipe");
+    std::vector<std::string> args{"run", "--variant", "abs.sinusoidal", "--seq", "1024", "--param", "d_model=256",
+                                  "--param", "layout=interleaved,concat", "--param", "batch=1,2",
+                                  "--benchmark_min_time=0.001", "--out", dir + "/r.json"};
+    if (limited) args.insert(args.end(), {"--emulate", dir + "/cpu4.json"});
+    const auto r = test::run_pebench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto rep = nlohmann::json::parse(std::ifstream(dir + "/r.json"));
+    ASSERT_EQ(rep["results"].size(), 4u);
+    for (const auto& c : rep["results"]) {
+      EXPECT_EQ(c["status"], "ok") << c.dump();
+      const auto& p = c["pipelines"][0];
+      EXPECT_EQ(p["spec_constants"]["ONE_PASS"], limited ? 0 : 1) << p.dump();
+      EXPECT_EQ(p["spec_constants"]["BLOCK"], 8) << p.dump();
+      if (limited) {
+        EXPECT_LE(p["groups"][0].get<int>(), 4);
+      }
     }
   }
 }

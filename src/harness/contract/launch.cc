@@ -26,6 +26,11 @@ uint32_t LaunchPlanner::workgroup_size(uint32_t preferred) const {
   return wg;
 }
 
+uint32_t LaunchPlanner::one_pass_groups(int64_t items, uint32_t workgroup_size) const {
+  const int64_t groups = (std::max<int64_t>(items, 1) + workgroup_size - 1) / workgroup_size;
+  return groups <= max_groups_ ? static_cast<uint32_t>(groups) : 0;
+}
+
 uint32_t LaunchPlanner::groups(int64_t items, uint32_t workgroup_size, uint32_t loop_iterations_per_item) const {
   if (items <= 0) return 1;
   const int64_t per_group = static_cast<int64_t>(workgroup_size) * items_per_invocation_;

@@ -40,6 +40,11 @@ class LaunchPlanner {
   // `loop_iterations_per_item` iterations of the kernel's inner loops. The
   // budget counts llvmpipe's way: a loop of k iterations costs k + 1.
   uint32_t groups(int64_t items, uint32_t workgroup_size, uint32_t loop_iterations_per_item = 0) const;
+  // Groups of `workgroup_size` invocations, one item each, where that many
+  // groups may be launched: the kernel then needs no grid-stride loop (on
+  // lavapipe a loop around memory accesses costs, docs/lavapipe.md); 0
+  // where it would take more groups than the device allows.
+  uint32_t one_pass_groups(int64_t items, uint32_t workgroup_size) const;
   // Loop iterations one invocation may run in total (llvmpipe: 65535, with a
   // safety margin; others: unlimited).
   uint64_t max_loop_iterations() const { return max_loop_iterations_; }

@@ -31,10 +31,12 @@ class SinusoidalCase : public Case {
       freq.set(2 * i, static_cast<int32_t>(lo));
       freq.set(2 * i + 1, static_cast<int32_t>(hi));
     }
+    // The rotation between an item's positions on a CPU device (GPUs do not step).
     HostTensor& step = t.at("step");
+    const double apart = static_cast<double>(shape_.seq / rotation_block(shape_.seq, groups_per_row()));
     for (int64_t i = 0; i < shape_.d / 2; ++i) {
-      step.set(2 * i, std::sin(frequency(i)));
-      step.set(2 * i + 1, std::cos(frequency(i)));
+      step.set(2 * i, std::sin(apart * frequency(i)));
+      step.set(2 * i + 1, std::cos(apart * frequency(i)));
     }
   }
 
@@ -57,24 +59,24 @@ class SinusoidalCase : public Case {
   }
 
   void record(Recorder& rec) const override {
-    const bool vec4 = shape_.d % (concat_ ? 8 : 4) == 0;
-    const int64_t per_row = vec4 ? shape_.d / (concat_ ? 8 : 4) : shape_.d / 2;
+    const int64_t per_row = groups_per_row();
     const int64_t block = positions_per_item(rec.launch(), per_row);
     PushConstants push;
     push.u32(static_cast<uint32_t>(shape_.batch))
         .u32(static_cast<uint32_t>(shape_.seq))
         .u32(static_cast<uint32_t>(shape_.d))
         .u32(static_cast<uint32_t>(shape_.offset));
-    // Per item: up to 4 anchor iterations and the batch loop (the positions are unrolled).
-    const auto loop = static_cast<uint32_t>(5 + shape_.batch + 1);
-    const int64_t items = shape_.seq / block * per_row;
-    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y", "step"}, items, push, loop);
-    // One item per invocation: an item is already `block` positions of work,
-    // and on lavapipe invocations that loop over several were slower
-    // (measured in CPU time per execution, seq 4096 d 512: 4 items of 16
-    // positions per invocation 1.5x one item; 4 positions, one item, best).
-    d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0], loop);
-    d.constant("VEC4", vec4 ? 1 : 0).constant("BLOCK", static_cast<uint32_t>(block)).constant("CONCAT", concat_ ? 1 : 0);
+    // One item per invocation (an item is already `block` positions of
+    // work), and no loop at all where the device takes that many groups.
+    const int64_t items = shape_.batch * (shape_.seq / block) * per_row;
+    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y", "step"}, items, push);
+    const uint32_t wg = d.spec_constants[0];
+    const uint32_t one_pass = rec.launch().one_pass_groups(items, wg);
+    d.groups[0] = one_pass ? one_pass : rec.launch().groups(items * rec.launch().items_per_invocation(), wg);
+    d.constant("VEC4", vec4() ? 1 : 0)
+        .constant("BLOCK", static_cast<uint32_t>(block))
+        .constant("CONCAT", concat_ ? 1 : 0)
+        .constant("ONE_PASS", one_pass ? 1 : 0);
     rec.dispatch(d);
   }
 
@@ -93,13 +95,17 @@ class SinusoidalCase : public Case {
  private:
   // Positions one item steps through by rotation (the shader's BLOCK, which
   // must divide seq). On a CPU device 8, fewer where that would leave too
-  // few items to keep its threads busy; on a GPU 1. Measured on lavapipe
+  // few items (per batch row) to keep its threads busy; on a GPU 1. Measured on lavapipe
   // (docs/lavapipe.md), alternating builds in one sitting: at seq 4096
   // d_model 512 f32, 8 took 2.90-3.40 ms against 4's 3.70-3.87; at the quick
   // shape 8 beat 4 in f32 and f16; 16 was no better in f32 and slower in f16.
   int64_t positions_per_item(const LaunchPlanner& launch, int64_t per_row) const {
     return launch.is_cpu() ? rotation_block(shape_.seq, per_row) : 1;
   }
+
+  bool vec4() const { return shape_.d % (concat_ ? 8 : 4) == 0; }
+  // Items per position: frequency groups of 1 (scalar), 2 (interleaved vec4) or 4 (concat vec4).
+  int64_t groups_per_row() const { return vec4() ? shape_.d / (concat_ ? 8 : 4) : shape_.d / 2; }
 
   double frequency(int64_t i) const {
     return std::pow(base_, -2.0 * static_cast<double>(i) / static_cast<double>(shape_.d));
