@@ -79,35 +79,56 @@ TEST(SinusoidalGpu, ItemsOfEightPositionsValidate) {
   }
 }
 
-// An item's launch: one invocation per item and no loop where the device
-// takes that many groups (ONE_PASS); past its group limit, the grid-stride
-// loop. A CPU-type profile with 4 groups at most forces the loop on lavapipe.
-TEST(SinusoidalGpu, OnePassAndGridStrideBothValidate) {
-  const std::string dir = test::temp_dir("sin_grid");
+// Elementwise kernels launch one invocation per item (or per UNROLL items)
+// and run no loop where the device takes that many groups (ONE_PASS); past
+// its group limit, the grid-stride loop. A CPU-type profile with 4 groups at
+// most forces the loop on lavapipe. Both must validate.
+void expect_one_pass_and_grid_stride(const std::string& variant, const std::vector<std::string>& params,
+                                     size_t cases, uint32_t block) {
+  const std::string dir = test::temp_dir("grid");
   std::ofstream(dir + "/cpu4.json") << R"({
     "capabilities": { "c": { "properties": { "VkPhysicalDeviceProperties": {
       "deviceType": "VK_PHYSICAL_DEVICE_TYPE_CPU",
       "limits": { "maxComputeWorkGroupCount": [4, 65535, 65535] } } } } },
     "profiles": { "cpu-4-groups": { "capabilities": ["c"] } } })";
   for (const bool limited : {false, true}) {
-    SCOPED_TRACE(limited ? "4 groups" : "lavapipe");
-    std::vector<std::string> args{"run", "--variant", "abs.sinusoidal", "--seq", "1024", "--param", "d_model=256",
-                                  "--param", "layout=interleaved,concat", "--param", "batch=1,2",
-                                  "--benchmark_min_time=0.001", "--out", dir + "/r.json"};
+    SCOPED_TRACE(variant + (limited ? ", 4 groups" : ", lavapipe"));
+    std::vector<std::string> args{"run", "--variant", variant, "--benchmark_min_time=0.001", "--out", dir + "/r.json"};
+    args.insert(args.end(), params.begin(), params.end());
     if (limited) args.insert(args.end(), {"--emulate", dir + "/cpu4.json"});
     const auto r = test::run_pebench(args);
     ASSERT_EQ(r.exit_code, 0) << r.out;
     const auto rep = nlohmann::json::parse(std::ifstream(dir + "/r.json"));
-    ASSERT_EQ(rep["results"].size(), 4u);
+    ASSERT_EQ(rep["results"].size(), cases);
     for (const auto& c : rep["results"]) {
       EXPECT_EQ(c["status"], "ok") << c.dump();
       const auto& p = c["pipelines"][0];
       EXPECT_EQ(p["spec_constants"]["ONE_PASS"], limited ? 0 : 1) << p.dump();
-      EXPECT_EQ(p["spec_constants"]["BLOCK"], 8) << p.dump();
+      if (block) {
+        EXPECT_EQ(p["spec_constants"]["BLOCK"], block) << p.dump();
+      }
       if (limited) {
         EXPECT_LE(p["groups"][0].get<int>(), 4);
       }
     }
+  }
+}
+
+TEST(SinusoidalGpu, OnePassAndGridStrideBothValidate) {
+  expect_one_pass_and_grid_stride(
+      "abs.sinusoidal",
+      {"--seq", "1024", "--param", "d_model=256", "--param", "layout=interleaved,concat", "--param", "batch=1,2"}, 4,
+      8);
+}
+
+TEST(TableGpu, OnePassAndGridStrideBothValidate) {
+  // Scalar (d 6) and vec4 (d 64), one and three batch rows; items not a
+  // multiple of UNROLL, and more than 4 groups take.
+  for (const char* variant : {"abs.learned", "abs.multiplicative"}) {
+    expect_one_pass_and_grid_stride(variant,
+                                    {"--seq", "1001", "--param", "d_model=6,64", "--param", "batch=1,3", "--param",
+                                     "offset=5"},
+                                    4, 0);
   }
 }
 

@@ -13,6 +13,10 @@
 namespace pebench {
 namespace {
 
+// Items per invocation on CPU devices when the kernel runs without a loop
+// (table_combine.glsl, ONE_PASS), as `pebench peak`'s fastest copy.
+constexpr uint32_t kOnePassUnroll = 4;
+
 struct TableCombine {
   const char* id;
   const char* summary;
@@ -71,9 +75,14 @@ class TableCombineCase : public Case {
         .u32(static_cast<uint32_t>(shape_.seq))
         .u32(static_cast<uint32_t>(shape_.d))
         .u32(static_cast<uint32_t>(shape_.offset));
-    Dispatch d = grid_dispatch(rec, op_.shader, {"x", "table", "y"}, shape_.seq * shape_.d / (vec4 ? 4 : 1), push,
-                               static_cast<uint32_t>(shape_.batch));
-    d.constant("VEC4", vec4 ? 1 : 0);
+    const int64_t items = shape_.seq * shape_.d / (vec4 ? 4 : 1);
+    Dispatch d = grid_dispatch(rec, op_.shader, {"x", "table", "y"}, items, push, static_cast<uint32_t>(shape_.batch));
+    // Without loops where the device takes the groups: kOnePassUnroll items
+    // per invocation on CPU devices, one on GPUs.
+    const uint32_t unroll = rec.launch().is_cpu() ? kOnePassUnroll : 1;
+    const uint32_t one_pass = rec.launch().one_pass_groups(ceil_div(shape_.batch * items, int64_t{unroll}), d.spec_constants[0]);
+    if (one_pass) d.groups[0] = one_pass;
+    d.constant("VEC4", vec4 ? 1 : 0).constant("ONE_PASS", one_pass ? 1 : 0).constant("UNROLL", unroll);
     rec.dispatch(d);
   }
 
