@@ -263,7 +263,7 @@ TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   EXPECT_EQ(tensor_shape(*flash.variant->make(flash.params), "c2p"), (std::vector<int64_t>{1}));
 }
 
-TEST(DebertaTables, CpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
+TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
   // The pre-pass keeps only rows of x in registers, so on lavapipe it takes
   // the flash kernel's whole chunk budget for them (128 vec4 chunks below
   // 2^30 multiply-adds), at most 16 rows: D 16 -> 16, D 64 -> 8, D 128 -> 4.

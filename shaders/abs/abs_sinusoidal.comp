@@ -59,9 +59,9 @@ void sinusoidal_item(uint item) {
   const uint per_row = groups_per_row();
   const uint blocks = pc.seq / BLOCK;  // positions between an item's steps
   const uint per_batch = blocks * per_row;
-  const uint bi = item / per_batch;
+  const uint bi = ONE_PASS ? one_pass_div(item, per_batch) : item / per_batch;
   const uint in_batch = item - bi * per_batch;
-  const uint n0 = in_batch / per_row;
+  const uint n0 = ONE_PASS ? one_pass_div(in_batch, per_row) : in_batch / per_row;
   const uint k = in_batch - n0 * per_row;
   // Frequencies t0 .. t0 + nfreq - 1 in lanes 0 .. nfreq - 1 (the rest unused).
   const uint nfreq = VEC4 ? (CONCAT ? 4 : 2) : 1;

@@ -28,7 +28,7 @@ uint32_t LaunchPlanner::workgroup_size(uint32_t preferred) const {
 
 uint32_t LaunchPlanner::one_pass_groups(int64_t items, uint32_t workgroup_size) const {
   const int64_t groups = (std::max<int64_t>(items, 1) + workgroup_size - 1) / workgroup_size;
-  return groups <= max_groups_ ? static_cast<uint32_t>(groups) : 0;
+  return groups <= max_groups_ && items <= kOnePassMaxItems ? static_cast<uint32_t>(groups) : 0;
 }
 
 uint32_t LaunchPlanner::groups(int64_t items, uint32_t workgroup_size, uint32_t loop_iterations_per_item) const {

@@ -41,9 +41,11 @@ class LaunchPlanner {
   // budget counts llvmpipe's way: a loop of k iterations costs k + 1.
   uint32_t groups(int64_t items, uint32_t workgroup_size, uint32_t loop_iterations_per_item = 0) const;
   // Groups of `workgroup_size` invocations, one item each, where that many
-  // groups may be launched: the kernel then needs no grid-stride loop (on
-  // lavapipe a loop around memory accesses costs, docs/lavapipe.md); 0
-  // where it would take more groups than the device allows.
+  // groups may be launched and the items stay below kOnePassMaxItems: the
+  // kernel then needs no grid-stride loop (on lavapipe a loop around memory
+  // accesses costs, docs/lavapipe.md) and may divide item indices in float
+  // (one_pass_div in common/grid.glsl); 0 otherwise.
+  static constexpr int64_t kOnePassMaxItems = int64_t{1} << 24;
   uint32_t one_pass_groups(int64_t items, uint32_t workgroup_size) const;
   // Loop iterations one invocation may run in total (llvmpipe: 65535, with a
   // safety margin; others: unlimited).
