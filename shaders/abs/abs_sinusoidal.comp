@@ -5,7 +5,7 @@
 // An item is one batch row, one group of frequencies and BLOCK positions
 // seq / BLOCK apart (n0, n0 + seq/BLOCK, ...). It evaluates sin and cos once,
 // at n0, and steps to the next position by rotating (sin, cos) by
-// (seq/BLOCK) w_t (the host's `step` table, in double): four multiply-adds
+// (seq/BLOCK) w_t (from the host's table, in double): four multiply-adds
 // instead of two transcendental functions, which on lavapipe cost many
 // times a vec4 load. Each step's rounding adds about 2^-24, so after BLOCK
 // steps (8 on lavapipe) the error is ~1e-6, far inside the 2^-11 Vulkan
@@ -35,12 +35,14 @@ layout(constant_id = 4) const bool ONE_PASS = false;
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };
 layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
-layout(std430, binding = 1) readonly buffer Freq { uvec2 freq[]; };  // w_t as turn fractions, [d/2]
+// Per frequency t: w_t as a 64-bit turn fraction (lo, hi; common/phase.glsl),
+// then (sin dw_t, cos dw_t) as float bits, d = seq / BLOCK, computed on the
+// host in double: the rotation from one of an item's positions to the next.
+// One table, so that an anchor is one load (on lavapipe each costs the same
+// whatever its width).
+layout(std430, binding = 1) readonly buffer Freq { uvec4 freq_step[]; };  // [d/2]
 layout(std430, binding = 2) writeonly buffer Y { STORAGE_T y[]; };
 layout(std430, binding = 2) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
-// (sin dw_t, cos dw_t), d = seq / BLOCK, computed on the host in double: the
-// rotation from one of an item's positions to the next.
-layout(std430, binding = 3) readonly buffer Step { vec2 step_sincos[]; };
 
 layout(push_constant) uniform Push {
   uint batch;
@@ -69,14 +71,12 @@ void sinusoidal_item(uint item) {
   vec4 s = vec4(0), c = vec4(0), sw = vec4(0), cw = vec4(0);
   [[unroll]] for (uint q = 0; q < 4; ++q) {  // unrolled: constant lane indices
     if (q < nfreq) {
-      const float a = phase_angle(pc.offset + n0, freq[t0 + q]);
+      const uvec4 fs = freq_step[t0 + q];
+      const float a = phase_angle(pc.offset + n0, fs.xy);
       s[q] = sin(a);
       c[q] = cos(a);
-      if (BLOCK > 1) {
-        const vec2 w = step_sincos[t0 + q];
-        sw[q] = w.x;
-        cw[q] = w.y;
-      }
+      sw[q] = uintBitsToFloat(fs.z);
+      cw[q] = uintBitsToFloat(fs.w);
     }
   }
   const uint row0 = bi * pc.seq * d;

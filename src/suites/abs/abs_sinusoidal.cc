@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "harness/contract/registry.h"
 #include "suites/abs/abs_common.h"
@@ -18,25 +19,30 @@ class SinusoidalCase : public Case {
       : dtype_(p.dtype()), shape_(p), base_(p.f("base")), concat_(p.s("layout") == "concat") {}
 
   std::vector<TensorDesc> tensors() const override {
-    return {shape_.x(dtype_), tensor("freq", TensorRole::kConstant, DType::kI32, {shape_.d / 2, 2}, "[d/2,2]"),
-            shape_.y(dtype_),
-            tensor("step", TensorRole::kConstant, DType::kF32, {shape_.d / 2, 2}, "[d/2,2]: sin w_t, cos w_t")};
+    return {shape_.x(dtype_),
+            tensor("freq", TensorRole::kConstant, DType::kI32, {shape_.d / 2, 4},
+                   "[d/2,4]: w_t as a 64-bit turn fraction (lo, hi), then the f32 bits of sin and cos of "
+                   "(seq/BLOCK) w_t, the rotation between an item's positions on CPU devices"),
+            shape_.y(dtype_)};
   }
 
   void fill_inputs(TensorMap& t, Rng& rng) const override {
     t.at("x").fill_uniform(rng, -1.0, 1.0);
     HostTensor& freq = t.at("freq");
+    // The rotation between an item's positions on a CPU device (GPUs do not step).
+    const double apart = static_cast<double>(shape_.seq / rotation_block(shape_.seq, groups_per_row()));
+    const auto bits = [](double v) {
+      const float f = static_cast<float>(v);
+      int32_t b;
+      std::memcpy(&b, &f, 4);
+      return b;
+    };
     for (int64_t i = 0; i < shape_.d / 2; ++i) {
       const auto [lo, hi] = turn_fraction_q64(frequency(i));
-      freq.set(2 * i, static_cast<int32_t>(lo));
-      freq.set(2 * i + 1, static_cast<int32_t>(hi));
-    }
-    // The rotation between an item's positions on a CPU device (GPUs do not step).
-    HostTensor& step = t.at("step");
-    const double apart = static_cast<double>(shape_.seq / rotation_block(shape_.seq, groups_per_row()));
-    for (int64_t i = 0; i < shape_.d / 2; ++i) {
-      step.set(2 * i, std::sin(apart * frequency(i)));
-      step.set(2 * i + 1, std::cos(apart * frequency(i)));
+      freq.set(4 * i, static_cast<int32_t>(lo));
+      freq.set(4 * i + 1, static_cast<int32_t>(hi));
+      freq.set(4 * i + 2, bits(std::sin(apart * frequency(i))));
+      freq.set(4 * i + 3, bits(std::cos(apart * frequency(i))));
     }
   }
 
@@ -69,7 +75,7 @@ class SinusoidalCase : public Case {
     // One item per invocation (an item is already `block` positions of
     // work), and no loop at all where the device takes that many groups.
     const int64_t items = shape_.batch * (shape_.seq / block) * per_row;
-    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y", "step"}, items, push);
+    Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y"}, items, push);
     const uint32_t wg = d.spec_constants[0];
     const uint32_t one_pass = rec.launch().one_pass_groups(items, wg);
     d.groups[0] = one_pass ? one_pass : rec.launch().groups(items * rec.launch().items_per_invocation(), wg);
