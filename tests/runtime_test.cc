@@ -94,7 +94,7 @@ TEST(Runtime, DispatchComputesAndTimestampsAreMonotonic) {
   desc.name = "abs_learned";
   desc.buffer_count = 3;
   desc.push_constant_bytes = 16;
-  desc.spec_constants = {64, 1};  // workgroup size, VEC4
+  desc.spec_constants = {64, 1, 0, 1};  // workgroup size, VEC4, ONE_PASS (the grid-stride loop), UNROLL
   auto pipeline = ComputePipeline::Create(dev, *module, desc).value();
   auto pool = DescriptorPool::Create(dev, 1, 3).value();
   VkDescriptorSet set = pool->allocate(*pipeline, {bx.get(), bt.get(), by.get()}).value();
