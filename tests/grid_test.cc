@@ -18,12 +18,7 @@ std::vector<uint32_t> run_div_probe(const std::vector<uint32_t>& pairs) {
   Device& dev = test::gpu().device();
   const uint32_t items = static_cast<uint32_t>(pairs.size() / 2);
   const uint32_t wg = test::gpu().launch().workgroup_size(64);
-  PipelineDesc desc;
-  desc.name = "one_pass_div_probe";
-  desc.buffer_count = 2;
-  desc.push_constant_bytes = 4;
-  desc.spec_constants = {wg};
-  const ComputePipeline& pipeline = test::gpu().pipeline("one_pass_div_probe", DType::kF32, desc);
+  const ComputePipeline& pipeline = test::probe_pipeline("one_pass_div_probe", 2, 4, wg);
   auto in = Buffer::Create(dev, pairs.size() * 4, MemoryUse::kDevice).value();
   auto out = Buffer::Create(dev, size_t{items} * 4, MemoryUse::kDevice).value();
   EXPECT_TRUE(upload(dev, *in, pairs.data(), pairs.size() * 4).ok());

@@ -463,12 +463,7 @@ struct ProbeMode {
 std::vector<int32_t> run_probe(const ProbeMode& m, int32_t first, uint32_t items) {
   Device& dev = test::gpu().device();
   const uint32_t wg = test::gpu().launch().workgroup_size(64);
-  PipelineDesc desc;
-  desc.name = "rel_bucket_probe";
-  desc.buffer_count = 2;
-  desc.push_constant_bytes = 20;
-  desc.spec_constants = {wg};
-  const ComputePipeline& pipeline = test::gpu().pipeline("rel_bucket_probe", DType::kF32, desc);
+  const ComputePipeline& pipeline = test::probe_pipeline("rel_bucket_probe", 2, 20, wg);
 
   std::vector<uint32_t> thresholds = m.thresholds;
   if (thresholds.empty()) thresholds.push_back(0);  // a binding cannot be empty

@@ -85,6 +85,15 @@ GpuContext& gpu() {
   return *shared().gpu;
 }
 
+const ComputePipeline& probe_pipeline(const std::string& name, uint32_t buffers, uint32_t push_bytes, uint32_t wg) {
+  PipelineDesc desc;
+  desc.name = name;
+  desc.buffer_count = buffers;
+  desc.push_constant_bytes = push_bytes;
+  desc.spec_constants = {wg};
+  return gpu().pipeline(name, DType::kF32, desc);
+}
+
 // The emulated context cached under `key`, made from `profile()` the first time.
 static GpuContext& emulated_context(const std::string& key, const std::function<DeviceProfile()>& profile) {
   ensure_open();

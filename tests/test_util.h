@@ -24,6 +24,10 @@ namespace pebench::test {
 // Environment) fails the run if the validation layer reported any error.
 Instance& instance();
 GpuContext& gpu();
+// The pipeline of a test probe shader (shaders/test/, f32 build) on gpu():
+// `buffers` storage buffers, `push_bytes` of push constants and the
+// workgroup size `wg` as spec constant 0.
+const ComputePipeline& probe_pipeline(const std::string& name, uint32_t buffers, uint32_t push_bytes, uint32_t wg);
 // The test device as a device profile shows it (--emulate PROFILE): the
 // planner takes that profile's branches while the test device validates.
 GpuContext& gpu_as(const std::string& profile);
