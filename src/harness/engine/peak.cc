@@ -118,9 +118,9 @@ uint32_t copy_groups(GpuContext& ctx, uint32_t n, uint32_t items_per_invocation)
 // Whether the grid of copy_groups() covers the copy with one unrolled body
 // per invocation, so the kernel needs no loop (shaders/peak/peak_copy.comp).
 bool copy_one_pass(GpuContext& ctx, uint32_t n, uint32_t unroll, uint32_t items_per_invocation) {
-  const uint64_t wg = ctx.launch().workgroup_size(256);
+  const int64_t invocations = (int64_t{n} + items_per_invocation - 1) / items_per_invocation;
   return unroll == items_per_invocation &&
-         uint64_t{copy_groups(ctx, n, items_per_invocation)} * wg * unroll >= uint64_t{n};
+         ctx.launch().one_pass_groups(invocations, ctx.launch().workgroup_size(256)) != 0;
 }
 
 const ComputePipeline& copy_pipeline(GpuContext& ctx, uint32_t unroll, bool one_pass) {

@@ -30,7 +30,7 @@ class SinusoidalCase : public Case {
     t.at("x").fill_uniform(rng, -1.0, 1.0);
     HostTensor& freq = t.at("freq");
     // The rotation between an item's positions on a CPU device (GPUs do not step).
-    const double apart = static_cast<double>(shape_.seq / rotation_block(shape_.seq, groups_per_row()));
+    const double apart = static_cast<double>(shape_.seq / cpu_positions_per_item());
     const auto bits = [](double v) {
       const float f = static_cast<float>(v);
       int32_t b;
@@ -66,7 +66,7 @@ class SinusoidalCase : public Case {
 
   void record(Recorder& rec) const override {
     const int64_t per_row = groups_per_row();
-    const int64_t block = positions_per_item(rec.launch(), per_row);
+    const int64_t block = rec.launch().is_cpu() ? cpu_positions_per_item() : 1;
     PushConstants push;
     push.u32(static_cast<uint32_t>(shape_.batch))
         .u32(static_cast<uint32_t>(shape_.seq))
@@ -76,13 +76,11 @@ class SinusoidalCase : public Case {
     // work), and no loop at all where the device takes that many groups.
     const int64_t items = shape_.batch * (shape_.seq / block) * per_row;
     Dispatch d = grid_dispatch(rec, "abs_sinusoidal", {"x", "freq", "y"}, items, push);
-    const uint32_t wg = d.spec_constants[0];
-    const uint32_t one_pass = rec.launch().one_pass_groups(items, wg);
-    d.groups[0] = one_pass ? one_pass : rec.launch().groups(items * rec.launch().items_per_invocation(), wg);
+    d.groups[0] = rec.launch().groups(items * rec.launch().items_per_invocation(), d.spec_constants[0]);
     d.constant("VEC4", vec4() ? 1 : 0)
         .constant("BLOCK", static_cast<uint32_t>(block))
-        .constant("CONCAT", concat_ ? 1 : 0)
-        .constant("ONE_PASS", one_pass ? 1 : 0);
+        .constant("CONCAT", concat_ ? 1 : 0);
+    launch_one_pass(rec, d, items);
     rec.dispatch(d);
   }
 
@@ -99,15 +97,14 @@ class SinusoidalCase : public Case {
   }
 
  private:
-  // Positions one item steps through by rotation (the shader's BLOCK, which
-  // must divide seq). On a CPU device 8, fewer where that would leave too
-  // few items (per batch row) to keep its threads busy; on a GPU 1. Measured on lavapipe
+  // Positions one item steps through by rotation on a CPU device (the
+  // shader's BLOCK, which must divide seq; GPUs use 1): 8, fewer where that
+  // would leave too few items (per batch row) to keep its threads busy. The
+  // step table is built for it. Measured on lavapipe
   // (docs/lavapipe.md), alternating builds in one sitting: at seq 4096
   // d_model 512 f32, 8 took 2.90-3.40 ms against 4's 3.70-3.87; at the quick
   // shape 8 beat 4 in f32 and f16; 16 was no better in f32 and slower in f16.
-  int64_t positions_per_item(const LaunchPlanner& launch, int64_t per_row) const {
-    return launch.is_cpu() ? rotation_block(shape_.seq, per_row) : 1;
-  }
+  int64_t cpu_positions_per_item() const { return rotation_block(shape_.seq, groups_per_row()); }
 
   bool vec4() const { return shape_.d % (concat_ ? 8 : 4) == 0; }
   // Items per position: frequency groups of 1 (scalar), 2 (interleaved vec4) or 4 (concat vec4).

@@ -80,9 +80,9 @@ class TableCombineCase : public Case {
     // Without loops where the device takes the groups: kOnePassUnroll items
     // per invocation on CPU devices, one on GPUs.
     const uint32_t unroll = rec.launch().is_cpu() ? kOnePassUnroll : 1;
-    const uint32_t one_pass = rec.launch().one_pass_groups(ceil_div(shape_.batch * items, int64_t{unroll}), d.spec_constants[0]);
-    if (one_pass) d.groups[0] = one_pass;
-    d.constant("VEC4", vec4 ? 1 : 0).constant("ONE_PASS", one_pass ? 1 : 0).constant("UNROLL", unroll);
+    d.constant("VEC4", vec4 ? 1 : 0);
+    launch_one_pass(rec, d, shape_.batch * items, unroll);
+    d.constant("UNROLL", unroll);
     rec.dispatch(d);
   }
 

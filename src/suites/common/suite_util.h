@@ -34,6 +34,17 @@ inline Dispatch grid_dispatch(const Recorder& rec, std::string shader, std::vect
   return d;
 }
 
+// Launches `d` (a grid_dispatch) in one pass where the device allows it:
+// one invocation per `unroll` of its `items` (LaunchPlanner::one_pass_groups)
+// and spec constant ONE_PASS on, so the kernel runs no grid-stride loop;
+// otherwise d keeps its groups and ONE_PASS is off. Returns which.
+inline bool launch_one_pass(const Recorder& rec, Dispatch& d, int64_t items, uint32_t unroll = 1) {
+  const uint32_t groups = rec.launch().one_pass_groups(ceil_div(items, int64_t{unroll}), d.spec_constants[0]);
+  if (groups) d.groups[0] = groups;
+  d.constant("ONE_PASS", groups ? 1u : 0u);
+  return groups != 0;
+}
+
 // Throws CaseRejected unless `items` fits the uint32 index space of the
 // kernels.
 void require_u32_items(int64_t items, const std::string& what);
