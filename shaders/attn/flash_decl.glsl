@@ -31,11 +31,9 @@
 //                                     causal cut; empty when kb >= ke): state derived from
 //                                     the slots' rows and per-distance precomputation for
 //                                     those keys (Shaw's q.rel_k, XL's vb - u and queues)
-//   ATTN_KEY_PREPARE(kpos)            once per key, in order, before its scores, outside
-//                                     any per-row branch: per-key state the rows share
-//                                     (TUPE's pk rows)
 //   ATTN_SCORES(kpos, dots)           replaces the score: fills float dots[ROWS] from attn_q
-//                                     (scaled) and attn_k (a non-additive score: complex)
+//                                     (scaled) and attn_k (a non-additive score: complex;
+//                                     further dots in the same pass over the chunks: TUPE)
 //   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key;
 //                                     attn_q_chunk(r, c) is the scaled q row
 //   ATTN_VALUE_TERM(r, h, qpos, kpos, c)  vec4 added to v's chunk c, weighted like v

@@ -42,9 +42,6 @@ void attn_load_key(uint kv_row0, uint kpos) {
 
 // Folds key `kpos` (attn_k, attn_v) into every row slot.
 void attn_fold_key(uint kpos) {
-#ifdef ATTN_KEY_PREPARE
-  ATTN_KEY_PREPARE(kpos);
-#endif
   float dots[ROWS];
 #ifdef ATTN_SCORES
   ATTN_SCORES(kpos, dots);

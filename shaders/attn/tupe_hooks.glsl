@@ -31,9 +31,8 @@ layout(constant_id = 6) const uint TUPE_GROUP = 1;  // G = H / Hkv
 const uint TUPE_PK_ROWS = DIRECT ? (ROWS % TUPE_GROUP == 0 ? TUPE_GROUP : ROWS)
                                  : (gl_WorkGroupSize.x % TUPE_GROUP == 0 ? 1 : ROWS);
 
-// Each row slot's pq[h, i'] row, times scale; the current key's pk rows.
+// Each row slot's pq[h, i'] row, times scale.
 vec4 tupe_pq[ATTN_ROW_SLOTS * TUPE_D4];
-vec4 tupe_pk[TUPE_PK_ROWS * TUPE_D4];
 
 void tupe_row_state(uint r, uint h, uint qpos) {
   t5_row_state(r, h, qpos);
@@ -41,21 +40,21 @@ void tupe_row_state(uint r, uint h, uint qpos) {
   [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pq[r * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + base, c) * pc.scale;
 }
 
-// Once per key, before its scores: pk rows of the slots' heads.
-void tupe_key(uint kpos) {
-  [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) {
-    const uint base = tupe_row(attn_h[e], kpos);
-    [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pk[e * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + base, c);
+// The scores of key kpos (attn_k) with the untied term in the same pass over
+// the chunks: scale q.k + pq.pk, pk read once per chunk for every slot.
+void tupe_scores(uint kpos, out float dots[ROWS]) {
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
+  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) {
+    vec4 pkc[TUPE_PK_ROWS];
+    [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) pkc[e] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(attn_h[e], kpos), c);
+    const vec4 kc = attn_k[c];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], kc) + dot(tupe_pq[r * TUPE_D4 + c], pkc[r % TUPE_PK_ROWS]);
   }
 }
 
-float tupe_term(uint r, uint h, uint qpos, uint kpos) {
-  const uint e = r % TUPE_PK_ROWS;
-  float acc = 0.0;
-  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) acc += dot(tupe_pq[r * TUPE_D4 + c], tupe_pk[e * TUPE_D4 + c]);
-  return acc + t5_bias(r, kpos);
-}
-#define ATTN_KEY_PREPARE(kpos) tupe_key(kpos)
+float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_bias(r, kpos); }
+#define ATTN_SCORES(kpos, dots) tupe_scores(kpos, dots)
+
 #elif defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 // This lane's chunks of its row's pq[h, i'] row, times scale; the untied
 // term is added to the lane's partial dot, so it needs no reduction of its own.
