@@ -73,17 +73,18 @@ void xl_rows_ready() {
 // (attn_k) in the same pass over the q rows.
 void xl_step(int j, bool content, inout float dots[ROWS]) {
   const uint base = xl_rk_base(attn_h[0], int(attn_qpos[0]) - j);
-  vec4 row[D4P];
-  [[unroll]] for (uint c = 0; c < D4P; ++c) row[c] = ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c);
-  // Chunk-outer like the core's score loop: independent sums per slot.
+  // Chunk-outer like the core's score loop: independent sums per slot. Each
+  // rk chunk is read where it is used, not into a row array first (as TUPE's
+  // pk chunks; docs/attention-kernels.md, "Chunks read where they are used").
   float vd = 0.0, ud = 0.0, d[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) d[r] = 0.0;
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    vd += dot(xl_vbs[c], row[c]);
+    const vec4 rc = ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c);
+    vd += dot(xl_vbs[c], rc);
     if (content) ud += dot(xl_us[c], attn_k[c]);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       const vec4 qc = attn_q[r * QW + c];
-      d[r] += dot(qc, row[c]);
+      d[r] += dot(qc, rc);
       if (content) dots[r] += dot(qc, attn_k[c]);
     }
   }
