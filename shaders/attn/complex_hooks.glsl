@@ -46,7 +46,7 @@ void complex_scores(out float dots[ROWS]) {
     im[r] = 0.0;
   }
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    const vec4 kr = attn_k[c], kim = attn_k[D4P + c];
+    const vec4 kr = attn_k_chunk(c), kim = attn_k_chunk(D4P + c);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       const vec4 qr = attn_q[r * QW + c], qim = attn_q[r * QW + D4P + c];
       re[r] += dot(qr, kr) - dot(qim, kim);

@@ -32,7 +32,7 @@
 //                                     the slots' rows and per-distance precomputation for
 //                                     those keys (Shaw's q.rel_k, XL's vb - u and queues)
 //   ATTN_SCORES(kpos, dots)           replaces the score: fills float dots[ROWS] from attn_q
-//                                     (scaled) and attn_k (a non-additive score: complex;
+//                                     (scaled) and attn_k_chunk(c) (a non-additive score: complex;
 //                                     further dots in the same pass over the chunks: TUPE)
 //   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key;
 //                                     attn_q_chunk(r, c) is the scaled q row
@@ -89,9 +89,16 @@ vec4 attn_acc[ROWS * QW];
 // Per row slot: head, position i', running max m and sum l.
 uint attn_h[ROWS], attn_qpos[ROWS];
 float attn_m[ROWS], attn_l[ROWS];
-// The key being folded in: its k (transformed) and v rows.
+// The key being folded in, direct mode: its k (transformed) and v rows.
 vec4 attn_k[QW], attn_v[QW];
 
 vec4 attn_q_chunk(uint r, uint c) { return attn_q[r * QW + c]; }
+// Chunk c of the key's k and v rows: staged, read from the tile where it is
+// used (attn_tile_at: the key's first chunk there; copying the rows into
+// attn_k / attn_v first made nope about 25% slower on llvmpipe:
+// docs/attention-kernels.md); direct, from attn_k / attn_v.
+uint attn_tile_at;
+vec4 attn_k_chunk(uint c) { return DIRECT ? attn_k[c] : tile_k[attn_tile_at + c]; }
+vec4 attn_v_chunk(uint c) { return DIRECT ? attn_v[c] : tile_v[attn_tile_at + c]; }
 
 #endif

@@ -48,7 +48,7 @@ void attn_fold_key(uint kpos) {
 #else
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k[c]);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k_chunk(c));
   }
 #endif
   // Online softmax, branch-free: alpha rescales what was summed under the
@@ -72,7 +72,7 @@ void attn_fold_key(uint kpos) {
 #endif
   }
   [[unroll]] for (uint c = 0; c < QW; ++c) {
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_acc[r * QW + c] = attn_acc[r * QW + c] * alpha[r] + w[r] * attn_v[c];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_acc[r * QW + c] = attn_acc[r * QW + c] * alpha[r] + w[r] * attn_v_chunk(c);
   }
 #ifdef ATTN_VALUE_TERM
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
@@ -199,10 +199,7 @@ void main() {
       }
       barrier();
       for (uint jt = 0; jt < n; ++jt) {
-        [[unroll]] for (uint c = 0; c < QW; ++c) {
-          attn_k[c] = tile_k[jt * QW + c];
-          attn_v[c] = tile_v[jt * QW + c];
-        }
+        attn_tile_at = jt * QW;
         attn_fold_key(t0 + jt);
       }
     }

@@ -40,14 +40,14 @@ void tupe_row_state(uint r, uint h, uint qpos) {
   [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pq[r * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + base, c) * pc.scale;
 }
 
-// The scores of key kpos (attn_k) with the untied term in the same pass over
+// The scores of key kpos (attn_k_chunk) with the untied term in the same pass over
 // the chunks: scale q.k + pq.pk, pk read once per chunk for every slot.
 void tupe_scores(uint kpos, out float dots[ROWS]) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) {
     vec4 pkc[TUPE_PK_ROWS];
     [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) pkc[e] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(attn_h[e], kpos), c);
-    const vec4 kc = attn_k[c];
+    const vec4 kc = attn_k_chunk(c);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], kc) + dot(tupe_pq[r * TUPE_D4 + c], pkc[r % TUPE_PK_ROWS]);
   }
 }

@@ -70,7 +70,7 @@ void xl_rows_ready() {
 
 // Staged: one step of the queues at key j (negative while priming): reads
 // rk's row for distance i'_0 - j. With `content`, also the scores of key j
-// (attn_k) in the same pass over the q rows.
+// (attn_k_chunk) in the same pass over the q rows.
 void xl_step(int j, bool content, inout float dots[ROWS]) {
   const uint base = xl_rk_base(attn_h[0], int(attn_qpos[0]) - j);
   // Chunk-outer like the core's score loop: independent sums per slot. Each
@@ -81,11 +81,11 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
     const vec4 rc = ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c);
     vd += dot(xl_vbs[c], rc);
-    if (content) ud += dot(xl_us[c], attn_k[c]);
+    if (content) ud += dot(xl_us[c], attn_k_chunk(c));
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       const vec4 qc = attn_q[r * QW + c];
       d[r] += dot(qc, rc);
-      if (content) dots[r] += dot(qc, attn_k[c]);
+      if (content) dots[r] += dot(qc, attn_k_chunk(c));
     }
   }
   // Every queue advances by one: shifting the whole concatenation left moves
@@ -117,12 +117,12 @@ void xl_keys_begin(uint kb) {
   }
 }
 
-// The score of every slot for key kpos (attn_k), before the score term.
+// The score of every slot for key kpos (attn_k_chunk), before the score term.
 void xl_scores(uint kpos, out float dots[ROWS]) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   if (DIRECT) {
     [[unroll]] for (uint c = 0; c < D4P; ++c) {
-      [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k[c]);
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k_chunk(c));
     }
   } else {
     xl_step(int(kpos), true, dots);
