@@ -37,7 +37,7 @@ layout(std430, binding = ATTN_EXTRA_BINDING(3)) writeonly buffer OiV { ATTN_CHUN
 #define GPU_SCORE(sp, kk) \
   ((pc.scale < 0.0 ? -1.0 : 1.0) * sqrt(sp[0][kk] * sp[0][kk] + sp[1][kk] * sp[1][kk]))
 #else
-// attn_q holds scale q | scale qi, attn_k k | ki: the dots give scale re and
+// attn_q holds scale q | scale qi, attn_k_chunk k | ki: the dots give scale re and
 // scale im, whose norm is |scale| |z|; the sign restores scale's.
 void complex_scores(out float dots[ROWS]) {
   float re[ROWS], im[ROWS];

@@ -40,7 +40,7 @@ void attn_load_key(uint kv_row0, uint kpos) {
 #endif
 }
 
-// Folds key `kpos` (attn_k, attn_v) into every row slot.
+// Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot.
 void attn_fold_key(uint kpos) {
   float dots[ROWS];
 #ifdef ATTN_SCORES
