@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "attn_test_util.h"
 #include "harness/contract/registry.h"
@@ -266,6 +269,29 @@ TEST(AttnFlashPlan, GpuTilesSplitTheHeadDimWithinTheDevicesLimits) {
   }
 }
 
+// CPU kernel, staged: a key's tile chunks go one a lane and reach the other
+// lanes by shuffles only where every subgroup is full and of a size the
+// shader can know; TUPE's MHA pk rows take their share of the tile.
+TEST(AttnFlashPlan, CpuTilesShuffleOnlyFullFixedSubgroups) {
+  const FlashDevice shuffles{32768, 1024, 8, true, true};
+  const FlashDevice variable{32768, 1024, 8, true, true, 4};
+  auto c = test::build_case("attn.nope", {{"impl", "flash"}, {"seq", "512"}, {"heads", "8"}});
+  const FlashTiles t = tiles_for(c, shuffles);
+  EXPECT_EQ(t.tile_shuffle, 8u);
+  EXPECT_EQ(t.invocations % 8, 0u);
+  EXPECT_EQ(tiles_for(c, kLavapipe).tile_shuffle, 0u);  // no shuffles
+  EXPECT_EQ(tiles_for(c, variable).tile_shuffle, 0u);
+  EXPECT_EQ(tiles_for(c, FlashDevice{65536, 1024, 64, false, true}).tile_shuffle, 0u);  // the GPU kernel
+  for (const char* kv_heads : {"8", "2"}) {
+    auto tupe = test::build_case("attn.tupe", {{"impl", "flash"}, {"seq", "512"}, {"heads", "8"}, {"kv_heads", kv_heads}});
+    const FlashPlan& p = attn_case(tupe).flash_plan();
+    const FlashTiles tt = tiles_for(tupe, shuffles);
+    SCOPED_TRACE(std::string("kv_heads=") + kv_heads);
+    EXPECT_EQ(p.cpu_staged_chunks, std::string(kv_heads) == "8" ? tt.d4 : 0);
+    EXPECT_LE((2ull * tt.d4 + p.cpu_staged_chunks) * 16 * tt.keys, shuffles.shared_bytes);
+  }
+}
+
 // ---- GPU: validation against the float64 reference ----------------------------
 
 TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {
@@ -288,6 +314,37 @@ TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {
     expect_all_validate(
         variant,
         {{"impl", "naive,flash"}, {"dtype", "f32"}, {"causal", "1"}, {"heads", "3"}, {"seq", "19"}, {"dim", "6"}}, 2);
+  }
+}
+
+// The CPU kernel's two ways of reading a staged key (TILE_SHUFFLE 8 on
+// lavapipe, 0 under a CPU profile without shuffles), for the variants whose
+// hooks read the key's chunks (TUPE's staged pk with MHA), at D 60: the
+// last chunk group of a row is not full.
+TEST(AttnGpu, TileShufflesAndTileReadsBothValidate) {
+  const std::string dir = test::temp_dir("tile_shuffle");
+  std::ofstream(dir + "/cpu-basic.json") << R"({
+    "capabilities": { "c": { "properties": {
+      "VkPhysicalDeviceProperties": { "deviceType": "VK_PHYSICAL_DEVICE_TYPE_CPU",
+        "limits": { "maxComputeSharedMemorySize": 32768 } },
+      "VkPhysicalDeviceSubgroupProperties": { "supportedOperations": ["VK_SUBGROUP_FEATURE_BASIC_BIT"] } } } },
+    "profiles": { "cpu-basic-subgroups": { "capabilities": ["c"] } } })";
+  for (const bool shuffles : {true, false}) {
+    SCOPED_TRACE(shuffles ? "lavapipe" : "no shuffles");
+    std::vector<std::string> args{"run", "--variant", "attn.nope,attn.tupe,attn.complex,attn.deberta", "--impl", "flash",
+                                  "--seq", "40", "--heads", "2", "--kv-heads", "2,1", "--dim", "60", "--causal", "1",
+                                  "--benchmark_min_time=0.001", "--out", dir + "/r.json"};
+    if (!shuffles) args.insert(args.end(), {"--emulate", dir + "/cpu-basic.json"});
+    const auto r = test::run_pebench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto rep = nlohmann::json::parse(std::ifstream(dir + "/r.json"));
+    ASSERT_EQ(rep["results"].size(), 8u);
+    for (const auto& c : rep["results"]) {
+      EXPECT_EQ(c["status"], "ok") << c.dump();
+      const auto& p = c["pipelines"].back();
+      EXPECT_EQ(p["spec_constants"]["DIRECT"], 0) << p.dump();
+      EXPECT_EQ(p["spec_constants"]["TILE_SHUFFLE"], shuffles ? 8 : 0) << p.dump();
+    }
   }
 }
 

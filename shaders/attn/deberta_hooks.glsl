@@ -70,10 +70,10 @@ float deberta_term(uint r, uint h, uint kpos) {
     p2c_term = p2c[ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r] + kpos * pc.rel_width + idx];
   } else {
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
-    // attn_k_chunk(c) is the key being folded in (flash_decl.glsl).
+    // The key being folded in (flash_decl.glsl; _at: inside the causal branch).
     const uint base = (h * pc.two_s + idx) * HEAD_DIM;
     float acc = 0.0;
-    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_k_chunk(c), ATTN_LOAD_CHUNK(qr, qr_c, ATTN_EXTRA_OFF_S(2) + base, c));
+    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_k_chunk_at(c), ATTN_LOAD_CHUNK(qr, qr_c, ATTN_EXTRA_OFF_S(2) + base, c));
     p2c_term = pc.scale * acc;
 #endif
   }

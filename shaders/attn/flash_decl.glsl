@@ -26,6 +26,10 @@
 //                                     q + u)
 //   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
+//   ATTN_STAGE_CHUNK(jt, c, kpos)    staged mode, per chunk c of tile key jt (position kpos)
+//                                     as K and V are staged: the variant stages its own
+//                                     STAGED_CHUNKS chunks a key at attn_staged_at(jt) (the
+//                                     host's AttnTerm::flash_cpu_staged_chunks)
 //   ATTN_KEYS_BEGIN(kb, ke)           once per invocation, every slot loaded and scaled,
 //                                     before the key loop over keys [kb, ke) (after the
 //                                     causal cut; empty when kb >= ke): state derived from
@@ -53,6 +57,7 @@
 #define PEBENCH_ATTN_FLASH_DECL_GLSL
 
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #include "common/storage.glsl"
 #include "attn/attn_util.glsl"
 
@@ -65,6 +70,14 @@ layout(constant_id = 4) const uint ROWS = 1;      // query rows per invocation
 // (many query rows). true (decode, few rows): every invocation is its own
 // key split and reads its keys straight from memory.
 layout(constant_id = 5) const bool DIRECT = false;
+// Staged: > 0, the subgroup size, when every subgroup is full and has
+// shuffles; then each lane reads a different chunk of the key's tile rows
+// and the chunks reach every lane by subgroupShuffle (attn_k_chunk). 0: every
+// lane reads every chunk from the tile.
+layout(constant_id = 20) const uint TILE_SHUFFLE = 0;
+// Staged: vec4 chunks a key the variant stages beside K and V (the host's
+// AttnTerm::flash_cpu_staged_chunks).
+layout(constant_id = 21) const uint STAGED_CHUNKS = 0;
 const uint D4P = (HEAD_DIM + 3) / 4;  // vec4 chunks per row
 #define ATTN_ROW_SLOTS ROWS
 // vec4 chunks per slot of attn_q / attn_acc and per key of attn_k / attn_v.
@@ -77,9 +90,12 @@ const uint QW = ATTN_PARTS * D4P;
 
 #include "attn/flash_io.glsl"
 
-// Staged K/V tiles (f32: the K transform's output is not rounded).
-shared vec4 tile_k[DIRECT ? 1 : BC * QW];
-shared vec4 tile_v[DIRECT ? 1 : BC * QW];
+// The staged tile, f32 (the K transform's output is not rounded): the BC
+// keys' k rows, then their v rows, then the STAGED_CHUNKS chunks a key the
+// variant stages (ATTN_STAGE_CHUNK; key jt at attn_staged_at(jt)).
+const uint TILE_V0 = BC * QW, TILE_X0 = 2 * BC * QW;
+shared vec4 attn_tile[DIRECT ? 1 : BC * (2 * QW + STAGED_CHUNKS)];
+uint attn_staged_at(uint jt) { return TILE_X0 + jt * STAGED_CHUNKS; }
 
 // The invocation's rows: q (scaled) and the output accumulators, slot r at
 // [r * QW, (r + 1) * QW) (part p at r * QW + p * D4P).
@@ -93,12 +109,42 @@ float attn_m[ROWS], attn_l[ROWS];
 vec4 attn_k[QW], attn_v[QW];
 
 vec4 attn_q_chunk(uint r, uint c) { return attn_q[r * QW + c]; }
-// Chunk c of the key's k and v rows: staged, read from the tile where it is
-// used (attn_tile_at: the key's first chunk there; copying the rows into
-// attn_k / attn_v first made nope about 25% slower on llvmpipe:
-// docs/attention-kernels.md); direct, from attn_k / attn_v.
+
+// The key being folded in, staged: its first chunk in the k rows of the tile.
 uint attn_tile_at;
-vec4 attn_k_chunk(uint c) { return DIRECT ? attn_k[c] : tile_k[attn_tile_at + c]; }
-vec4 attn_v_chunk(uint c) { return DIRECT ? attn_v[c] : tile_v[attn_tile_at + c]; }
+// Staged with TILE_SHUFFLE: llvmpipe reads shared memory at an address that
+// is the same in every lane as a gather of that address, one per component,
+// so every lane reading every chunk of a key costs a gather per component
+// and chunk. Instead lane l reads chunk g * TILE_SHUFFLE + l of a row
+// (attn_tile_group) and subgroupShuffle hands chunk c to every lane
+// (ATTN_TILE_SHUFFLED): nope ran 40% faster on llvmpipe
+// (docs/attention-kernels.md).
+const uint TILE_GROUPS = TILE_SHUFFLE == 0 ? 1 : (QW + TILE_SHUFFLE - 1) / TILE_SHUFFLE;
+vec4 attn_tile_group(uint at, uint width, uint g) {
+  return attn_tile[at + min(g * TILE_SHUFFLE + gl_SubgroupInvocationID, width - 1)];
+}
+#define ATTN_TILE_SHUFFLED(groups, c) subgroupShuffle(groups[(c) / TILE_SHUFFLE], (c) % TILE_SHUFFLE)
+vec4 attn_kg[TILE_GROUPS], attn_vg[TILE_GROUPS];
+
+// Staged: makes tile key jt the key being folded in (its k chunks).
+void attn_read_tile_key(uint jt) {
+  attn_tile_at = jt * QW;
+  if (TILE_SHUFFLE == 0) return;
+  [[unroll]] for (uint g = 0; g < TILE_GROUPS; ++g) attn_kg[g] = attn_tile_group(attn_tile_at, QW, g);
+}
+// Staged: the key's v chunks, read after its scores (fewer registers live:
+// complex ran 30% faster than with both read at once).
+void attn_read_tile_values() {
+  if (DIRECT || TILE_SHUFFLE == 0) return;
+  [[unroll]] for (uint g = 0; g < TILE_GROUPS; ++g) attn_vg[g] = attn_tile_group(TILE_V0 + attn_tile_at, QW, g);
+}
+// Chunk c of the key's k and v rows (c constant after unrolling): direct,
+// from attn_k / attn_v; staged, from the tile. Call them in uniform control
+// flow (the shuffles); attn_k_chunk_at reads the tile in any control flow.
+vec4 attn_k_chunk_at(uint c) { return DIRECT ? attn_k[c] : attn_tile[attn_tile_at + c]; }
+vec4 attn_k_chunk(uint c) { return DIRECT || TILE_SHUFFLE == 0 ? attn_k_chunk_at(c) : ATTN_TILE_SHUFFLED(attn_kg, c); }
+vec4 attn_v_chunk(uint c) {
+  return DIRECT ? attn_v[c] : TILE_SHUFFLE == 0 ? attn_tile[TILE_V0 + attn_tile_at + c] : ATTN_TILE_SHUFFLED(attn_vg, c);
+}
 
 #endif

@@ -71,6 +71,7 @@ void attn_fold_key(uint kpos) {
     ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r]);
 #endif
   }
+  attn_read_tile_values();
   [[unroll]] for (uint c = 0; c < QW; ++c) {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_acc[r * QW + c] = attn_acc[r * QW + c] * alpha[r] + w[r] * attn_v_chunk(c);
   }
@@ -188,18 +189,21 @@ void main() {
         // Every part of the chunk: the staging loop's trip count does not grow.
         const uint te = jt * QW + c;
         ATTN_FOR_EXTRA_PARTS(p) {
-          tile_k[te + p * D4P] = ATTN_K_PART(p, base, c);
-          tile_v[te + p * D4P] = ATTN_V_PART(p, base, c);
+          attn_tile[te + p * D4P] = ATTN_K_PART(p, base, c);
+          attn_tile[TILE_V0 + te + p * D4P] = ATTN_V_PART(p, base, c);
         }
 #else
         const uint te = e;
 #endif
-        tile_k[te] = kc;
-        tile_v[te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+        attn_tile[te] = kc;
+        attn_tile[TILE_V0 + te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+#ifdef ATTN_STAGE_CHUNK
+        ATTN_STAGE_CHUNK(jt, c, t0 + jt);
+#endif
       }
       barrier();
       for (uint jt = 0; jt < n; ++jt) {
-        attn_tile_at = jt * QW;
+        attn_read_tile_key(jt);
         attn_fold_key(t0 + jt);
       }
     }

@@ -34,6 +34,17 @@ const uint TUPE_PK_ROWS = DIRECT ? (ROWS % TUPE_GROUP == 0 ? TUPE_GROUP : ROWS)
 // Each row slot's pq[h, i'] row, times scale.
 vec4 tupe_pq[ATTN_ROW_SLOTS * TUPE_D4];
 
+// Staged MHA: every invocation of the workgroup reads the same pk row per key
+// (head kvh), so the host has it staged with K and V (STAGED_CHUNKS =
+// TUPE_D4: UntiedPositions::flash_cpu_staged_chunks) and it is read like
+// them (flash_decl.glsl). GQA reads each slot's head's row from memory.
+const bool TUPE_STAGE_PK = !DIRECT && STAGED_CHUNKS > 0;
+
+void tupe_stage(uint jt, uint c, uint kpos) {
+  if (TUPE_STAGE_PK) attn_tile[attn_staged_at(jt) + c] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(gl_WorkGroupID.y % pc.kv_heads, kpos), c);
+}
+#define ATTN_STAGE_CHUNK(jt, c, kpos) tupe_stage(jt, c, kpos)
+
 void tupe_row_state(uint r, uint h, uint qpos) {
   t5_row_state(r, h, qpos);
   const uint base = tupe_row(h, qpos);
@@ -44,9 +55,23 @@ void tupe_row_state(uint r, uint h, uint qpos) {
 // the chunks: scale q.k + pq.pk, pk read once per chunk for every slot.
 void tupe_scores(uint kpos, out float dots[ROWS]) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
+  // attn_tile_at is the key's tile index times QW = TUPE_D4 (one part).
+  const uint pk_at = attn_staged_at(attn_tile_at / TUPE_D4);
+  vec4 pkg[TILE_GROUPS];
+  if (TUPE_STAGE_PK && TILE_SHUFFLE > 0) {
+    [[unroll]] for (uint g = 0; g < TILE_GROUPS; ++g) pkg[g] = attn_tile_group(pk_at, TUPE_D4, g);
+  }
   [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) {
     vec4 pkc[TUPE_PK_ROWS];
-    [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) pkc[e] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(attn_h[e], kpos), c);
+    [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) {
+      if (!TUPE_STAGE_PK) {
+        pkc[e] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(attn_h[e], kpos), c);
+      } else if (TILE_SHUFFLE > 0) {
+        pkc[e] = ATTN_TILE_SHUFFLED(pkg, c);
+      } else {
+        pkc[e] = attn_tile[pk_at + c];
+      }
+    }
     const vec4 kc = attn_k_chunk(c);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], kc) + dot(tupe_pq[r * TUPE_D4 + c], pkc[r % TUPE_PK_ROWS]);
   }

@@ -81,6 +81,13 @@ struct Dispatch {
     spec_constants.push_back(value);
     return *this;
   }
+  // Sets constant `id` (ids below it the host has not set become 0).
+  Dispatch& constant_at(uint32_t id, std::string name, uint32_t value) {
+    if (spec_constants.size() <= id) spec_constants.resize(id + 1, 0);
+    spec_constants[id] = value;
+    spec_names.emplace_back(id, std::move(name));
+    return *this;
+  }
   PushConstants push;
   std::array<uint32_t, 3> groups{1, 1, 1};
   uint32_t required_subgroup_size = 0;  // 0: driver's choice

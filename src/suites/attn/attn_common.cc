@@ -10,6 +10,8 @@ namespace {
 
 // The terms' specialization constants start at this constant_id.
 constexpr uint32_t kTermConstant0 = 6;
+// flash_decl.glsl's TILE_SHUFFLE, then STAGED_CHUNKS (CPU kernel; after the terms' ids).
+constexpr uint32_t kTileShuffleConstant = 20;
 
 // Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
 // the spec constants of its members' word offsets.
@@ -170,13 +172,18 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   const int64_t wanted = dev.cpu ? std::max<int64_t>(sg, 128 / t.row_slots) : 64;
   t.invocations = static_cast<uint32_t>(
       std::min({wanted / sg * sg, max_wg, ceil_div(ceil_div(rows, t.row_slots), sg) * sg}));
-  const uint64_t per_key = 2ull * static_cast<uint64_t>(row_chunks) * 16;  // one K and one V row, f32
+  // One K and one V row and the terms' staged chunks, f32.
+  const uint64_t per_key = (2ull * static_cast<uint64_t>(row_chunks) + static_cast<uint64_t>(plan.cpu_staged_chunks)) * 16;
   t.keys = kFlashMaxTileKeys;
   while (t.keys >= 4 && t.keys * per_key > dev.shared_bytes) t.keys /= 2;
   if (t.keys < 4) {
     throw Unsupported(fmt::format("dim={} needs {} bytes of shared memory for a 4-key K/V tile; the device has {}",
                                   s.dim, 4 * per_key, dev.shared_bytes));
   }
+  // Tile chunks shared out by shuffles: only where every subgroup is full and
+  // has a size the shader can know (no variable subgroup size).
+  const bool fixed_subgroup = dev.min_subgroup == 0 || dev.min_subgroup == dev.subgroup;
+  if (dev.shuffle && fixed_subgroup && dev.subgroup > 1 && t.invocations % dev.subgroup == 0) t.tile_shuffle = dev.subgroup;
   return t;
 }
 
@@ -214,6 +221,7 @@ void AttnCase::plan() {
   const FlashHookLoops hooks = term_loops();
   f.parts = row_parts();
   f.slots_by_head = flash_slots_by_head();
+  for (const auto& term : terms_) f.cpu_staged_chunks += term->flash_cpu_staged_chunks();
   f.direct = rows <= kFlashDirectMaxRows;
   if (f.direct) {
     f.keys_per_split = std::min(s.kv_seq, kFlashDirectSplitKeys);
@@ -502,6 +510,10 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
       .constant(gpu ? "LANES" : "ROWS", gpu ? tiles.lanes : tiles.row_slots)
       .constant("DIRECT", f.direct ? 1u : 0u);
   if (in.own_terms) add_term_constants(d);
+  if (!gpu) {
+    d.constant_at(kTileShuffleConstant, "TILE_SHUFFLE", tiles.tile_shuffle)
+        .constant_at(kTileShuffleConstant + 1, "STAGED_CHUNKS", static_cast<uint32_t>(f.cpu_staged_chunks));
+  }
   d.push = push;
   pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});
   // Staged slots by head: each head's rows padded to a multiple of the slots.

@@ -123,6 +123,7 @@ struct FlashPlan {
   int64_t keys_per_split = 0;  // a multiple of kFlashMaxTileKeys when staged
   int64_t parts = 1;           // D-wide parts of q, k, v and o rows (AttnCase::row_parts)
   bool slots_by_head = false;  // staged slots in head-major order (AttnCase::flash_slots_by_head)
+  int64_t cpu_staged_chunks = 0;  // CPU kernel, staged: vec4 chunks a key stages beside K and V (the terms')
 };
 constexpr int64_t kFlashDirectMaxRows = 16;    // query rows per kv head up to which decode runs direct
 constexpr int64_t kFlashDirectSplitKeys = 64;  // keys per direct split
@@ -148,6 +149,7 @@ struct FlashTiles {
   // query row, each holding d4 / lanes chunks of q and of the accumulator.
   uint32_t lanes = 0;
   bool shared_reduce = false;  // GPU kernel without subgroup shuffles
+  uint32_t tile_shuffle = 0;   // CPU kernel, staged: TILE_SHUFFLE (flash_decl.glsl), 0 or the subgroup size
   uint32_t keys = 4;         // keys per staged tile (BC)
   uint32_t d4 = 1;           // vec4 chunks per row (of one part)
   uint32_t parts = 1;        // FlashPlan::parts: registers and shared memory per row scale with it

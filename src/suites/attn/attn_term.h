@@ -98,6 +98,9 @@ class AttnTerm {
   virtual void push(PushConstants& push) const {}
   virtual std::vector<NamedConstant> spec_constants() const { return {}; }
   virtual FlashHookLoops flash_loops() const { return {}; }
+  // CPU kernel, staged: vec4 chunks the term stages per key in shared memory
+  // beside K and V (ATTN_STAGE_CHUNK); the planner fits the tile to them.
+  virtual int64_t flash_cpu_staged_chunks() const { return 0; }
   // Naive: tensors the first P.V pass's value term reads (after its three
   // buffers) and the loop iterations it adds per item.
   virtual std::vector<std::string> pv_bindings() const { return {}; }

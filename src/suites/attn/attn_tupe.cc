@@ -32,6 +32,8 @@ class UntiedPositions : public AttnTerm {
     if (!flash_) return {};
     return {{"TUPE_GROUP", static_cast<uint32_t>(shape_.group())}};
   }
+  // MHA: a key's pk row serves the whole workgroup (tupe_hooks.glsl, TUPE_STAGE_PK).
+  int64_t flash_cpu_staged_chunks() const override { return shape_.group() == 1 ? (shape_.dim + 3) / 4 : 0; }
 
   void add_reference(const TensorMap& t, AttnRefTerms& terms) const override {
     terms.add_score([this, pq = t.at("pq").to_f64(), pk = t.at("pk").to_f64()](int64_t h, int64_t qpos, int64_t kpos,
