@@ -183,7 +183,9 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   // Tile chunks shared out by shuffles: only where every subgroup is full and
   // has a size the shader can know (no variable subgroup size).
   const bool fixed_subgroup = dev.min_subgroup == 0 || dev.min_subgroup == dev.subgroup;
-  if (dev.shuffle && fixed_subgroup && dev.subgroup > 1 && t.invocations % dev.subgroup == 0) t.tile_shuffle = dev.subgroup;
+  if (plan.cpu_tile_shuffle && dev.shuffle && fixed_subgroup && dev.subgroup > 1 && t.invocations % dev.subgroup == 0) {
+    t.tile_shuffle = dev.subgroup;
+  }
   return t;
 }
 
@@ -221,7 +223,10 @@ void AttnCase::plan() {
   const FlashHookLoops hooks = term_loops();
   f.parts = row_parts();
   f.slots_by_head = flash_slots_by_head();
-  for (const auto& term : terms_) f.cpu_staged_chunks += term->flash_cpu_staged_chunks();
+  for (const auto& term : terms_) {
+    f.cpu_staged_chunks += term->flash_cpu_staged_chunks();
+    f.cpu_tile_shuffle = f.cpu_tile_shuffle && term->flash_cpu_tile_shuffle();
+  }
   f.direct = rows <= kFlashDirectMaxRows;
   if (f.direct) {
     f.keys_per_split = std::min(s.kv_seq, kFlashDirectSplitKeys);

@@ -123,6 +123,7 @@ struct FlashPlan {
   int64_t keys_per_split = 0;  // a multiple of kFlashMaxTileKeys when staged
   int64_t parts = 1;           // D-wide parts of q, k, v and o rows (AttnCase::row_parts)
   bool slots_by_head = false;  // staged slots in head-major order (AttnCase::flash_slots_by_head)
+  bool cpu_tile_shuffle = true;  // CPU kernel, staged: the terms allow TILE_SHUFFLE
   int64_t cpu_staged_chunks = 0;  // CPU kernel, staged: vec4 chunks a key stages beside K and V (the terms')
 };
 constexpr int64_t kFlashDirectMaxRows = 16;    // query rows per kv head up to which decode runs direct

@@ -60,6 +60,10 @@ class RotaryQK : public AttnTerm {
     if (!flash_) return {};
     return {{"ROPE_DIM", static_cast<uint32_t>(spec_.rotary_dim)}, {"ROPE_NEOX", spec_.neox ? 1u : 0u}};
   }
+  // On CPU devices f16 runs this kernel (f32: attn_flash_nope on the rotated
+  // copies), and ran 12-18% slower with TILE_SHUFFLE at N = 128 and 512 (not
+  // understood: the fold is the core's).
+  bool flash_cpu_tile_shuffle() const override { return shape_.dtype == DType::kF32; }
 
   // q and k rotated into the f32 copies q_rot and k_rot, and the barrier.
   void record_rotations(Recorder& rec) const {

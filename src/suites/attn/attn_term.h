@@ -101,6 +101,10 @@ class AttnTerm {
   // CPU kernel, staged: vec4 chunks the term stages per key in shared memory
   // beside K and V (ATTN_STAGE_CHUNK); the planner fits the tile to them.
   virtual int64_t flash_cpu_staged_chunks() const { return 0; }
+  // CPU kernel, staged: false where the term's hooks run slower with the
+  // tile read one chunk a lane (TILE_SHUFFLE, flash_decl.glsl; measured:
+  // docs/attention-kernels.md), so the planner keeps every lane reading it.
+  virtual bool flash_cpu_tile_shuffle() const { return true; }
   // Naive: tensors the first P.V pass's value term reads (after its three
   // buffers) and the loop iterations it adds per item.
   virtual std::vector<std::string> pv_bindings() const { return {}; }
