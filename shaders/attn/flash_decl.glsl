@@ -124,6 +124,9 @@ vec4 attn_tile_group(uint at, uint width, uint g) {
   return attn_tile[at + min(g * TILE_SHUFFLE + gl_SubgroupInvocationID, width - 1)];
 }
 #define ATTN_TILE_SHUFFLED(groups, c) subgroupShuffle(groups[(c) / TILE_SHUFFLE], (c) % TILE_SHUFFLE)
+// Chunk c of the staged row at attn_tile[at]: from `groups` (that row's
+// attn_tile_group reads) with TILE_SHUFFLE, else read in every lane.
+#define ATTN_TILE_CHUNK(groups, at, c) (TILE_SHUFFLE > 0 ? ATTN_TILE_SHUFFLED(groups, c) : attn_tile[(at) + (c)])
 vec4 attn_kg[TILE_GROUPS], attn_vg[TILE_GROUPS];
 
 // Staged: makes tile key jt the key being folded in (its k chunks).
@@ -142,9 +145,7 @@ void attn_read_tile_values() {
 // from attn_k / attn_v; staged, from the tile. Call them in uniform control
 // flow (the shuffles); attn_k_chunk_at reads the tile in any control flow.
 vec4 attn_k_chunk_at(uint c) { return DIRECT ? attn_k[c] : attn_tile[attn_tile_at + c]; }
-vec4 attn_k_chunk(uint c) { return DIRECT || TILE_SHUFFLE == 0 ? attn_k_chunk_at(c) : ATTN_TILE_SHUFFLED(attn_kg, c); }
-vec4 attn_v_chunk(uint c) {
-  return DIRECT ? attn_v[c] : TILE_SHUFFLE == 0 ? attn_tile[TILE_V0 + attn_tile_at + c] : ATTN_TILE_SHUFFLED(attn_vg, c);
-}
+vec4 attn_k_chunk(uint c) { return DIRECT ? attn_k[c] : ATTN_TILE_CHUNK(attn_kg, attn_tile_at, c); }
+vec4 attn_v_chunk(uint c) { return DIRECT ? attn_v[c] : ATTN_TILE_CHUNK(attn_vg, TILE_V0 + attn_tile_at, c); }
 
 #endif

@@ -64,13 +64,8 @@ void tupe_scores(uint kpos, out float dots[ROWS]) {
   [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) {
     vec4 pkc[TUPE_PK_ROWS];
     [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) {
-      if (!TUPE_STAGE_PK) {
-        pkc[e] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(attn_h[e], kpos), c);
-      } else if (TILE_SHUFFLE > 0) {
-        pkc[e] = ATTN_TILE_SHUFFLED(pkg, c);
-      } else {
-        pkc[e] = attn_tile[pk_at + c];
-      }
+      pkc[e] = TUPE_STAGE_PK ? ATTN_TILE_CHUNK(pkg, pk_at, c)
+                             : ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(attn_h[e], kpos), c);
     }
     const vec4 kc = attn_k_chunk(c);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], kc) + dot(tupe_pq[r * TUPE_D4 + c], pkc[r % TUPE_PK_ROWS]);
