@@ -18,6 +18,7 @@
 #include "harness/contract/registry.h"
 #include "harness/engine/sweep.h"
 #include "suites/attn/attn_common.h"
+#include "suites/common/rel_buckets.h"
 #include "test_util.h"
 
 namespace pebench {
@@ -380,6 +381,73 @@ TEST(RelBiasGpu, T5PastMaxDistanceInBothModes) {
                        {"dim", "6"},
                        {"causal", "0,1"}},
                       4);
+}
+
+TEST(RelBiasGpu, T5FarRangesValidate) {
+  // 8 buckets, max_distance 12: past a few keys the bias is one value per
+  // side, so with N = 300 (workgroups of up to 128 rows) the CPU kernel folds
+  // most keys in far ranges on both sides (flash_main.glsl, ATTN_FAR_SCORE_TERM),
+  // GQA and MHA, M > N. A band one key off reads the wrong side's bias, which
+  // bias_table's independent entries make an error far past the tolerance.
+  const Axes axes{{"impl", "flash"}, {"dtype", "f32"},       {"heads", "4"},           {"kv_heads", "4,1"},
+                  {"seq", "300"},    {"kv_seq", "300,333"}, {"dim", "16"},           {"num_buckets", "8"},
+                  {"max_distance", "12"}};
+  Axes t5 = axes;
+  t5["causal"] = "0,1";
+  t5["bidirectional"] = "true,false";
+  expect_all_validate("attn.t5", t5, 2 * 2 * 2 * 2);
+  Axes tupe = axes;
+  tupe["causal"] = "0,1";
+  expect_all_validate("attn.tupe", tupe, 2 * 2 * 2);
+  // The constants the kernel sees are the host's far distances.
+  const RelFarDistances far = t5_far_distances(true, 8, 12);
+  const CaseResult r = test::run_case("attn.t5", {{"impl", "flash"}, {"seq", "300"}, {"heads", "2"}, {"dim", "16"},
+                                                  {"num_buckets", "8"}, {"max_distance", "12"}});
+  ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+  const PipelineRecord& p = r.pipelines.back();
+  EXPECT_EQ(p.shader, "attn_flash_t5");
+  const std::vector<std::pair<std::string, uint32_t>> want{{"FAR_LEFT", far.left}, {"FAR_RIGHT", far.right}};
+  for (const auto& w : want) {
+    EXPECT_NE(std::find(p.spec_constants.begin(), p.spec_constants.end(), w), p.spec_constants.end()) << w.first;
+  }
+  EXPECT_GT(far.left, 2u);
+  EXPECT_LE(far.right, 12u);
+  // N = M = 128 with the default buckets (far from 91 on): one workgroup
+  // holds every row, and no key is that far from all of them, so the
+  // kernel compiles its plain loop.
+  const CaseResult small = test::run_case("attn.t5", {{"impl", "flash"}, {"seq", "128"}, {"heads", "2"}, {"dim", "16"}});
+  ASSERT_EQ(small.status, CaseStatus::kOk) << small.reason;
+  const auto& sc = small.pipelines.back().spec_constants;
+  for (const char* name : {"FAR_LEFT", "FAR_RIGHT"}) {
+    EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{name, kRelFarNone}), sc.end()) << name;
+  }
+}
+
+TEST(RelBiasGpu, DebertaFarRangesValidate) {
+  // S 8, P 16: idx saturates a few keys away, and the tables (16 kr/qr rows
+  // against 300 rows) are chosen, so the CPU kernel folds most keys in far
+  // ranges (one c2p entry per row slot, the p2c entry at the side's idx);
+  // GQA and MHA, M > N, causal and not.
+  expect_all_validate("attn.deberta",
+                      {{"impl", "flash"},
+                       {"dtype", "f32"},
+                       {"heads", "4"},
+                       {"kv_heads", "4,1"},
+                       {"seq", "300"},
+                       {"kv_seq", "300,333"},
+                       {"dim", "16"},
+                       {"causal", "0,1"},
+                       {"position_buckets", "8"},
+                       {"max_relative_positions", "16"}},
+                      8);
+  const CaseResult r = test::run_case("attn.deberta", {{"impl", "flash"}, {"seq", "300"}, {"heads", "2"}, {"dim", "16"},
+                                                       {"position_buckets", "8"}, {"max_relative_positions", "16"}});
+  ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+  const auto& sc = r.pipelines.back().spec_constants;
+  const RelFarDistances far = deberta_far_distances(8, 16);
+  EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"FAR_LEFT", far.left}), sc.end());
+  EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"FAR_RIGHT", far.right}), sc.end());
+  EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"DEB_P2C_TABLE", 1}), sc.end());
 }
 
 TEST(RelBiasGpu, DebertaLogBucketsAndClampAtN600) {

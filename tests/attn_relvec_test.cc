@@ -427,6 +427,26 @@ TEST(RelVecGpuShaw, DistancesPastKAndSmallAndLargeK) {
                       12);
 }
 
+TEST(RelVecGpuShaw, FarRangesValidate) {
+  // N = 300 rows in workgroups of up to 128: keys K or more before or after
+  // every row of a workgroup are folded in far ranges (ATTN_FAR_SCORE_TERM,
+  // ATTN_FAR_KEY_FOLDED: q.rel_k and the weight sum of the clipped distance);
+  // K = 0 (every key clipped, the two sides' sums meet at one idx), 3, 40;
+  // GQA, M > N. A key on the wrong side, or a far range one key too wide,
+  // weighs the wrong rel_v row.
+  expect_all_validate("attn.shaw",
+                      {{"impl", "flash"},
+                       {"dtype", "f32"},
+                       {"heads", "4"},
+                       {"kv_heads", "2"},
+                       {"seq", "300"},
+                       {"kv_seq", "300,333"},
+                       {"dim", "16"},
+                       {"causal", "0,1"},
+                       {"max_rel", "0,3,40"}},
+                      12);
+}
+
 TEST(RelVecGpu, LongUnsplitKeyRangesValidate) {
   // Enough rows that keys are split only for llvmpipe's loop budget, so an
   // invocation walks a long key range: XL's per-slot queue loops, left rolled

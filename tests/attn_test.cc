@@ -300,6 +300,33 @@ TEST(AttnFlashPlan, CpuTilesShuffleOnlyFullFixedSubgroups) {
   }
 }
 
+// The CPU kernel's far ranges: the terms' distances (the widest on each side),
+// none where no key of the case is that far or no term has them.
+TEST(AttnFlashPlan, FarDistancesComeFromTheTerms) {
+  const RelFarDistances t5 = t5_far_distances(true, 32, 128);
+  struct Want {
+    const char* variant;
+    const char* seq;
+    uint32_t left, right;
+  };
+  for (const Want& w : {Want{"attn.t5", "300", t5.left, t5.right}, Want{"attn.tupe", "300", t5.left, t5.right},
+                        Want{"attn.t5", "64", kRelFarNone, kRelFarNone}, Want{"attn.shaw", "300", 16, 16},
+                        Want{"attn.shaw", "16", 16, kRelFarNone}, Want{"attn.nope", "300", kRelFarNone, kRelFarNone},
+                        Want{"attn.alibi", "300", kRelFarNone, kRelFarNone},
+                        // Both tables at 2048; at 300 no p2c table (a row per distance costs more).
+                        Want{"attn.deberta", "2048", 506, 512}, Want{"attn.deberta", "300", kRelFarNone, kRelFarNone}}) {
+    SCOPED_TRACE(std::string(w.variant) + " seq=" + w.seq);
+    // seq 16 with kv_seq 40: keys reach 39 before a row, 15 after it.
+    auto c = test::build_case(w.variant, {{"impl", "flash"}, {"seq", w.seq}, {"kv_seq", std::string(w.seq) == "16" ? "40" : w.seq},
+                                          {"heads", "4"}});
+    const FlashPlan& p = attn_case(c).flash_plan();
+    EXPECT_EQ(p.cpu_far_left, w.left);
+    EXPECT_EQ(p.cpu_far_right, w.right);
+  }
+  EXPECT_GT(t5.left, 64u);  // 91: the bucket saturates before max_distance
+  EXPECT_LE(t5.left, 128u);
+}
+
 // ---- GPU: validation against the float64 reference ----------------------------
 
 TEST(AttnGpu, ValidatesDecodeGqaMqaAndOddShapes) {

@@ -322,6 +322,48 @@ TEST(RelBucketsT5, MonotoneSymmetricAndSaturating) {
   EXPECT_EQ(t5_bucket(hi, false, 32, 128), 0);
 }
 
+// The far distances start each side's last bucket: every distance from them
+// on is in it, the one before is not.
+TEST(RelBucketsT5, FarDistancesStartEachSidesLastBucket) {
+  for (const bool bi : {true, false}) {
+    for (const auto& [nb, md] : {std::pair{32, 128}, std::pair{8, 12}, std::pair{64, 1000}, std::pair{4, 3}}) {
+      SCOPED_TRACE(testing::Message() << "bidirectional " << bi << " nb " << nb << " md " << md);
+      const RelFarDistances far = t5_far_distances(bi, nb, md);
+      for (const auto& [sign, from] : {std::pair{int64_t{-1}, far.left}, std::pair{int64_t{1}, far.right}}) {
+        ASSERT_LE(from, static_cast<uint32_t>(md));
+        const int last = t5_bucket(sign * md, bi, nb, md);
+        for (int64_t d = from; d <= 4 * md; ++d) ASSERT_EQ(t5_bucket(sign * d, bi, nb, md), last) << sign * d;
+        if (from > 0) {
+          EXPECT_NE(t5_bucket(sign * (from - 1), bi, nb, md), last) << sign;
+        }
+      }
+      // Keys after the query share bucket 0 when unidirectional, distance 0 included.
+      if (!bi) {
+        EXPECT_EQ(far.right, 0u);
+      }
+    }
+  }
+}
+
+TEST(RelBucketsDeberta, FarDistancesStartEachSidesLastIdx) {
+  // The spec's facts (S 256, P 512): |delta| 506..511 -> bucket 255 (idx
+  // 511), 512 -> 256 (idx 0 after the query), 511 -> 255 (idx 1).
+  const RelFarDistances far = deberta_far_distances(256, 512);
+  EXPECT_EQ(far.left, 506u);
+  EXPECT_EQ(far.right, 512u);
+  for (const auto& [s, p] : {std::pair{256, 512}, std::pair{8, 16}, std::pair{2, 3}, std::pair{64, 4096}}) {
+    SCOPED_TRACE(testing::Message() << "S " << s << " P " << p);
+    const RelFarDistances f = deberta_far_distances(s, p);
+    for (const auto& [sign, from] : {std::pair{int64_t{1}, f.left}, std::pair{int64_t{-1}, f.right}}) {
+      const int last = deberta_idx(sign * (int64_t{1} << 40), s, p);
+      for (int64_t d = from; d <= from + 4 * p; ++d) ASSERT_EQ(deberta_idx(sign * d, s, p), last) << sign * d;
+      if (from > 0) {
+        EXPECT_NE(deberta_idx(sign * (from - 1), s, p), last) << sign;
+      }
+    }
+  }
+}
+
 TEST(RelBucketsDeberta, MonotoneOddAndIdxInRange) {
   for (const auto& [S, P] : {std::pair{256, 512}, std::pair{128, 1024}}) {
     const int mid = S / 2;

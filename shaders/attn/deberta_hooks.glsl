@@ -99,4 +99,23 @@ float deberta_partial(uint kpos, uint t, uint c, vec4 kc) {
 #define ATTN_ROW_STATE(r, h, qpos) deberta_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) deberta_term(r, h, kpos)
 
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+// CPU kernel, both tables (DisentangledTerms::flash_cpu_far): from FAR_LEFT
+// before the row and FAR_RIGHT after it on, idx is one value per side (the
+// table's entry at that distance, clamped into the case's distances), so a
+// far range reads one c2p entry per row slot and, per score, only p2c.
+uint deb_far_idx;
+float deb_far_c2p[ROWS];
+void deberta_far_begin(uint side) {
+  const int rp = side == 0 ? -int(FAR_LEFT) : int(FAR_RIGHT);  // j - i'
+  deb_far_idx = uint(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + uint(clamp(rp + int(pc.kv_seq) - 1, 0, int(pc.kv_seq + pc.seq) - 2))]);
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) deb_far_c2p[r] = c2p[ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + deb_far_idx];
+}
+float deberta_far_term(uint r, uint kpos) {
+  return deb_far_c2p[r] + p2c[ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r] + kpos * pc.rel_width + deb_far_idx];
+}
+#define ATTN_FAR_BEGIN(side) deberta_far_begin(side)
+#define ATTN_FAR_SCORE_TERM(r, kpos) deberta_far_term(r, kpos)
+#endif
+
 #endif

@@ -45,6 +45,15 @@
 //                                     score s (ATTN_MASKED if masked), weight w = e^(s-m),
 //                                     alpha rescales sums kept under the old max (per-distance
 //                                     weight sums: Shaw)
+//   ATTN_FAR_BEGIN(side)              staged, where the score term takes a simpler form from
+//                                     distances FAR_LEFT / FAR_RIGHT on (T5's last buckets,
+//                                     Shaw's clipped ends, DeBERTa's saturated idx): keys that
+//                                     far from every row of the workgroup are folded in ranges
+//                                     of their own; this runs once before each side's range
+//                                     (0: keys before the rows, 1: after them)
+//   ATTN_FAR_SCORE_TERM(r, kpos)      ATTN_SCORE_TERM for the keys of a far range (defining
+//                                     it turns far ranges on)
+//   ATTN_FAR_KEY_FOLDED(r, s, w, alpha)  ATTN_KEY_FOLDED for the keys of a far range
 //   ATTN_ROWS_FINISH()                once per invocation after its keys, before the output
 //                                     or partials: may add to attn_acc (relative to attn_m)
 // Layout: one invocation owns ROWS query rows (q, scaled, and the f32
@@ -78,6 +87,15 @@ layout(constant_id = 20) const uint TILE_SHUFFLE = 0;
 // Staged: vec4 chunks a key the variant stages beside K and V (the host's
 // AttnTerm::flash_cpu_staged_chunks).
 layout(constant_id = 21) const uint STAGED_CHUNKS = 0;
+// Staged, where the variant defines ATTN_FAR_SCORE_TERM: from these
+// distances on (key before the row: i' - j >= FAR_LEFT; after it: j - i' >=
+// FAR_RIGHT) its score term takes a simpler form, so the keys that far from
+// every row of the workgroup are folded with that (flash_main.glsl; the
+// host's AttnTerm::flash_cpu_far). ATTN_FAR_NONE: no key of the case is
+// that far on that side.
+const uint ATTN_FAR_NONE = 1u << 30;  // kRelFarNone
+layout(constant_id = 22) const uint FAR_LEFT = ATTN_FAR_NONE;
+layout(constant_id = 23) const uint FAR_RIGHT = ATTN_FAR_NONE;
 const uint D4P = (HEAD_DIM + 3) / 4;  // vec4 chunks per row
 #define ATTN_ROW_SLOTS ROWS
 // vec4 chunks per slot of attn_q / attn_acc and per key of attn_k / attn_v.

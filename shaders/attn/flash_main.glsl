@@ -22,6 +22,10 @@
 #define ATTN_FOR_EXTRA_PARTS(p) [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p)
 #endif
 
+#if defined(ATTN_FAR_SCORE_TERM) && defined(ATTN_SLOTS_BY_HEAD)
+#error "far ranges assume the workgroup's rows are consecutive (not ATTN_SLOTS_BY_HEAD)"
+#endif
+
 // Loads key row `kpos` of this kv head into attn_k / attn_v.
 void attn_load_key(uint kv_row0, uint kpos) {
   const uint base = (kv_row0 + kpos) * HEAD_DIM;
@@ -40,8 +44,11 @@ void attn_load_key(uint kv_row0, uint kpos) {
 #endif
 }
 
-// Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot.
-void attn_fold_key(uint kpos) {
+// Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot; far
+// (a constant after inlining): the key is in a far range of the
+// workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM and
+// ATTN_FAR_KEY_FOLDED replace ATTN_SCORE_TERM and ATTN_KEY_FOLDED.
+void attn_fold_key(uint kpos, const bool far) {
   float dots[ROWS];
 #ifdef ATTN_SCORES
   ATTN_SCORES(kpos, dots);
@@ -58,7 +65,9 @@ void attn_fold_key(uint kpos) {
     float s = ATTN_MASKED;
     if (pc.causal == 0 || kpos <= attn_qpos[r]) {
       s = dots[r];
-#ifdef ATTN_SCORE_TERM
+#ifdef ATTN_FAR_SCORE_TERM
+      s += far ? ATTN_FAR_SCORE_TERM(r, kpos) : ATTN_SCORE_TERM(r, attn_h[r], attn_qpos[r], kpos);
+#elif defined(ATTN_SCORE_TERM)
       s += ATTN_SCORE_TERM(r, attn_h[r], attn_qpos[r], kpos);
 #endif
     }
@@ -67,9 +76,16 @@ void attn_fold_key(uint kpos) {
     w[r] = attn_weight(s, m_new);
     attn_l[r] = attn_l[r] * alpha[r] + w[r];
     attn_m[r] = m_new;
-#ifdef ATTN_KEY_FOLDED
-    ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r]);
+#ifdef ATTN_FAR_KEY_FOLDED
+    if (far) {
+      ATTN_FAR_KEY_FOLDED(r, s, w[r], alpha[r]);
+    } else
 #endif
+    {
+#ifdef ATTN_KEY_FOLDED
+      ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r]);
+#endif
+    }
   }
   attn_read_tile_values();
   [[unroll]] for (uint c = 0; c < QW; ++c) {
@@ -85,6 +101,60 @@ void attn_fold_key(uint kpos) {
   }
 #endif
 }
+
+// Staged: stages the keys [k0, k1) tile by tile and folds each into every
+// row slot (far: see attn_fold_key). The range is the same in the whole
+// workgroup (the barriers).
+void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far) {
+  for (uint t0 = k0; t0 < k1; t0 += BC) {
+    const uint n = min(BC, k1 - t0);
+    barrier();  // the previous tile is no longer read
+    for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
+      const uint jt = e / D4P, c = e - jt * D4P;
+      const uint base = (kv_row0 + t0 + jt) * HEAD_DIM;
+      vec4 kc = ATTN_LOAD_CHUNK(k, k_c, base, c);
+#ifdef ATTN_K_STAGE_TRANSFORM
+      kc = ATTN_K_STAGE_TRANSFORM(t0 + jt, c, kc, base);
+#endif
+#if ATTN_PARTS > 1
+      // Every part of the chunk: the staging loop's trip count does not grow.
+      const uint te = jt * QW + c;
+      ATTN_FOR_EXTRA_PARTS(p) {
+        attn_tile[te + p * D4P] = ATTN_K_PART(p, base, c);
+        attn_tile[TILE_V0 + te + p * D4P] = ATTN_V_PART(p, base, c);
+      }
+#else
+      const uint te = e;
+#endif
+      attn_tile[te] = kc;
+      attn_tile[TILE_V0 + te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+#ifdef ATTN_STAGE_CHUNK
+      ATTN_STAGE_CHUNK(jt, c, t0 + jt);
+#endif
+    }
+    barrier();
+    for (uint jt = 0; jt < n; ++jt) {
+      attn_read_tile_key(jt);
+      attn_fold_key(t0 + jt, far);
+    }
+  }
+}
+
+#ifdef ATTN_FAR_SCORE_TERM
+// Staged: the keys [band.x, band.y) of [kb, ke) closer to some row of the
+// workgroup than the far distances; [kb, band.x) and [band.y, ke) are the
+// far ranges. Rows are the workgroup's ROWS * wg consecutive rows of this kv
+// head (not ATTN_SLOTS_BY_HEAD), positions first / G .. last / G.
+uvec2 attn_far_band(uint rows, uint group, uint kb, uint ke) {
+  const uint first = gl_WorkGroupID.x * gl_WorkGroupSize.x * ROWS;
+  const uint last = min(rows, first + gl_WorkGroupSize.x * ROWS) - 1;
+  const int lo_pos = int(first / group + pc.kv_seq - pc.seq), hi_pos = int(last / group + pc.kv_seq - pc.seq);
+  // Far left: lo_pos - j >= FAR_LEFT; far right: j - hi_pos >= FAR_RIGHT.
+  const uint lo = uint(clamp(lo_pos - int(FAR_LEFT) + 1, int(kb), int(ke)));
+  const uint hi = uint(clamp(hi_pos + int(FAR_RIGHT), int(lo), int(ke)));
+  return uvec2(lo, hi);
+}
+#endif
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
@@ -172,41 +242,28 @@ void main() {
   if (DIRECT) {
     for (uint kpos = kb; kpos < ke; ++kpos) {
       attn_load_key(kv_row0, kpos);
-      attn_fold_key(kpos);
+      attn_fold_key(kpos, false);
     }
   } else {
-    for (uint t0 = kb; t0 < ke; t0 += BC) {
-      const uint n = min(BC, ke - t0);
-      barrier();  // the previous tile is no longer read
-      for (uint e = lid; e < n * D4P; e += wg) {
-        const uint jt = e / D4P, c = e - jt * D4P;
-        const uint base = (kv_row0 + t0 + jt) * HEAD_DIM;
-        vec4 kc = ATTN_LOAD_CHUNK(k, k_c, base, c);
-#ifdef ATTN_K_STAGE_TRANSFORM
-        kc = ATTN_K_STAGE_TRANSFORM(t0 + jt, c, kc, base);
-#endif
-#if ATTN_PARTS > 1
-        // Every part of the chunk: the staging loop's trip count does not grow.
-        const uint te = jt * QW + c;
-        ATTN_FOR_EXTRA_PARTS(p) {
-          attn_tile[te + p * D4P] = ATTN_K_PART(p, base, c);
-          attn_tile[TILE_V0 + te + p * D4P] = ATTN_V_PART(p, base, c);
-        }
-#else
-        const uint te = e;
-#endif
-        attn_tile[te] = kc;
-        attn_tile[TILE_V0 + te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
-#ifdef ATTN_STAGE_CHUNK
-        ATTN_STAGE_CHUNK(jt, c, t0 + jt);
-#endif
+#ifdef ATTN_FAR_SCORE_TERM
+    // Keys FAR_LEFT or more before every row of the workgroup (side 0) or
+    // FAR_RIGHT or more after it (side 1) see the term in a simpler form
+    // (T5: one value per row and side): those ranges skip its per-key
+    // reads. ATTN_FAR_NONE on both sides (no key of the case is that far):
+    // the plain loop, compiled alone.
+    if (FAR_LEFT >= ATTN_FAR_NONE && FAR_RIGHT >= ATTN_FAR_NONE) {
+      attn_fold_staged(kv_row0, kb, ke, false);
+    } else {
+      const uvec2 band = attn_far_band(rows, group, kb, ke);
+      [[dont_unroll]] for (uint side = 0; side < 2; ++side) {
+        ATTN_FAR_BEGIN(side);
+        attn_fold_staged(kv_row0, side == 0 ? kb : band.y, side == 0 ? band.x : ke, true);
       }
-      barrier();
-      for (uint jt = 0; jt < n; ++jt) {
-        attn_read_tile_key(jt);
-        attn_fold_key(t0 + jt);
-      }
+      attn_fold_staged(kv_row0, band.x, band.y, false);
     }
+#else
+    attn_fold_staged(kv_row0, kb, ke, false);
+#endif
   }
 #ifdef ATTN_ROWS_FINISH
   ATTN_ROWS_FINISH();

@@ -19,9 +19,28 @@ void t5_row_state(uint r, uint h, uint qpos) {
 }
 float t5_bias(uint r, uint kpos) { return rel_bias[ATTN_EXTRA_OFF(0, 4u) + t5_row_base[r] + kpos]; }
 
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+// CPU kernel: from FAR_LEFT before the row and FAR_RIGHT after it on, every
+// distance falls in T5's last bucket of its side (T5Bias::flash_cpu_far), so
+// a far range's bias is one value per row slot, read at that distance
+// (clamped into rel_bias's distances: a row with no key that far has no far
+// range either).
+float t5_far[ROWS];
+void t5_far_begin(uint side) {
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    const int j = side == 0 ? int(attn_qpos[r]) - int(FAR_LEFT) : int(attn_qpos[r]) + int(FAR_RIGHT);
+    t5_far[r] = t5_bias(r, uint(clamp(j, 0, int(pc.kv_seq) - 1)));
+  }
+}
+#endif
+
 #ifndef T5_BIAS_ONLY
 #define ATTN_ROW_STATE(r, h, qpos) t5_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) t5_bias(r, kpos)
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+#define ATTN_FAR_BEGIN(side) t5_far_begin(side)
+#define ATTN_FAR_SCORE_TERM(r, kpos) t5_far[r]
+#endif
 #endif
 
 #endif

@@ -74,6 +74,8 @@ void tupe_scores(uint kpos, out float dots[ROWS]) {
 
 float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_bias(r, kpos); }
 #define ATTN_SCORES(kpos, dots) tupe_scores(kpos, dots)
+#define ATTN_FAR_BEGIN(side) t5_far_begin(side)
+#define ATTN_FAR_SCORE_TERM(r, kpos) t5_far[r]
 
 #elif defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 // This lane's chunks of its row's pq[h, i'] row, times scale; the untied

@@ -12,6 +12,8 @@ namespace {
 constexpr uint32_t kTermConstant0 = 6;
 // flash_decl.glsl's TILE_SHUFFLE, then STAGED_CHUNKS (CPU kernel; after the terms' ids).
 constexpr uint32_t kTileShuffleConstant = 20;
+// flash_decl.glsl's FAR_LEFT, FAR_RIGHT (CPU kernel).
+constexpr uint32_t kFarConstant = 22;
 
 // Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
 // the spec constants of its members' word offsets.
@@ -202,11 +204,13 @@ uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const
   if (plan.direct) return rows + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loop
   // Per tile: the tile loop, the staging loop (chunks of one part spread
   // over the workgroup; each stages every part), the fold loop over the
-  // tile's keys.
-  const uint64_t tiles = (keys + t.keys - 1) / t.keys;
+  // tile's keys. Far ranges (ATTN_FAR_SCORE_TERM): three ranges of keys, each
+  // ending in a partial tile at worst, and the loop over the two far sides.
+  const uint64_t tiles = (keys + t.keys - 1) / t.keys + (plan.cpu_far_ranges() ? 2 : 0);
   const uint64_t d4 = t.d4;
   const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
-  return rows + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
+  const uint64_t sides = plan.cpu_far_ranges() ? 2 : 0;
+  return rows + sides + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
 }
 
 AttnCase::AttnCase(const Params& p) : shape_(p), flash_(p.impl() == "flash") {}
@@ -223,9 +227,20 @@ void AttnCase::plan() {
   const FlashHookLoops hooks = term_loops();
   f.parts = row_parts();
   f.slots_by_head = flash_slots_by_head();
+  std::optional<RelFarDistances> far;
   for (const auto& term : terms_) {
     f.cpu_staged_chunks += term->flash_cpu_staged_chunks();
     f.cpu_tile_shuffle = f.cpu_tile_shuffle && term->flash_cpu_tile_shuffle();
+    if (const auto t = term->flash_cpu_far()) {
+      far = RelFarDistances{std::max(t->left, far ? far->left : 0u), std::max(t->right, far ? far->right : 0u)};
+    }
+  }
+  if (far) {
+    // The farthest key before a row is M - 1 away (i' - j), after it N - 1
+    // (j - i'). With no far key on either side the kernel compiles its
+    // plain loop.
+    f.cpu_far_left = far->left > s.kv_seq - 1 ? kRelFarNone : far->left;
+    f.cpu_far_right = far->right > s.seq - 1 ? kRelFarNone : far->right;
   }
   f.direct = rows <= kFlashDirectMaxRows;
   if (f.direct) {
@@ -478,6 +493,20 @@ void AttnCase::record_naive(Recorder& rec) const {
   }
 }
 
+namespace {
+// The CPU kernel's far distances for these tiles: the plan's, and none where
+// one workgroup holds every row of a kv head and no key is that far from it
+// (rows at i' = M - N .. M - 1: keys far before need M - N >= left, after
+// need right = 0), so that the plain loop is compiled.
+RelFarDistances flash_far_for_tiles(const AttnShape& s, const FlashPlan& f, const FlashTiles& t) {
+  RelFarDistances far{f.cpu_far_left, f.cpu_far_right};
+  if (f.direct || s.group() * s.seq > int64_t{t.rows()}) return far;
+  if (far.left != kRelFarNone && s.kv_seq - s.seq < int64_t{far.left}) far.left = kRelFarNone;
+  if (far.right != 0) far.right = kRelFarNone;
+  return far;
+}
+}  // namespace
+
 void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   const AttnShape& s = shape_;
   const FlashPlan& f = flash_plan_;
@@ -516,8 +545,11 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
       .constant("DIRECT", f.direct ? 1u : 0u);
   if (in.own_terms) add_term_constants(d);
   if (!gpu) {
+    const RelFarDistances far = flash_far_for_tiles(s, f, tiles);
     d.constant_at(kTileShuffleConstant, "TILE_SHUFFLE", tiles.tile_shuffle)
-        .constant_at(kTileShuffleConstant + 1, "STAGED_CHUNKS", static_cast<uint32_t>(f.cpu_staged_chunks));
+        .constant_at(kTileShuffleConstant + 1, "STAGED_CHUNKS", static_cast<uint32_t>(f.cpu_staged_chunks))
+        .constant_at(kFarConstant, "FAR_LEFT", in.own_terms ? far.left : kRelFarNone)
+        .constant_at(kFarConstant + 1, "FAR_RIGHT", in.own_terms ? far.right : kRelFarNone);
   }
   d.push = push;
   pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});

@@ -124,6 +124,10 @@ struct FlashPlan {
   int64_t parts = 1;           // D-wide parts of q, k, v and o rows (AttnCase::row_parts)
   bool slots_by_head = false;  // staged slots in head-major order (AttnCase::flash_slots_by_head)
   bool cpu_tile_shuffle = true;  // CPU kernel, staged: the terms allow TILE_SHUFFLE
+  // CPU kernel, staged: the terms' far distances (AttnTerm::flash_cpu_far),
+  // kRelFarNone on a side where no key of the case is that far.
+  uint32_t cpu_far_left = kRelFarNone, cpu_far_right = kRelFarNone;
+  bool cpu_far_ranges() const { return cpu_far_left != kRelFarNone || cpu_far_right != kRelFarNone; }
   int64_t cpu_staged_chunks = 0;  // CPU kernel, staged: vec4 chunks a key stages beside K and V (the terms')
 };
 constexpr int64_t kFlashDirectMaxRows = 16;    // query rows per kv head up to which decode runs direct

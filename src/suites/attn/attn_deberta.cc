@@ -112,6 +112,13 @@ class DisentangledTerms : public AttnTerm {
   void push(PushConstants& push) const override {
     push.u32(static_cast<uint32_t>(rows_.lo)).u32(static_cast<uint32_t>(rows_.width)).u32(2u * buckets_);
   }
+  // With both tables: past these distances idx is the first or the last kr/qr
+  // row, so a far range's c2p entry is one per row slot and its p2c entry
+  // needs no idx (deberta_hooks.glsl).
+  std::optional<RelFarDistances> flash_cpu_far() const override {
+    if (!flash_ || !tables_.c2p || !tables_.p2c) return std::nullopt;
+    return deberta_far_distances(buckets_, max_position_);
+  }
   // naive always reads both tables.
   std::vector<NamedConstant> spec_constants() const override {
     if (!flash_) return {};

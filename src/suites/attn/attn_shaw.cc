@@ -38,6 +38,10 @@ class ShawRelative : public AttnTerm {
   std::vector<std::string> bindings() const override {
     return flash_ ? std::vector<std::string>{"rel_k", "rel_v"} : std::vector<std::string>{"rel_k"};
   }
+  // Past max_rel the distance clips: rel_k[0] / rel_k[2K] and rel_v alike.
+  std::optional<RelFarDistances> flash_cpu_far() const override {
+    return RelFarDistances{static_cast<uint32_t>(max_rel_), static_cast<uint32_t>(max_rel_)};
+  }
   std::vector<NamedConstant> spec_constants() const override {
     return {{"SHAW_K", static_cast<uint32_t>(max_rel_)}};
   }

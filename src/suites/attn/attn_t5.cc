@@ -61,6 +61,10 @@ bool T5Bias::record_prepass(Recorder& rec) const {
   return true;
 }
 
+std::optional<RelFarDistances> T5Bias::flash_cpu_far() const {
+  return t5_far_distances(bidirectional_, num_buckets_, max_distance_);
+}
+
 void T5Bias::add_reference(const TensorMap& t, AttnRefTerms& terms) const {
   terms.add_score([this, table = t.at("bias_table").to_f64()](int64_t h, int64_t qpos, int64_t kpos, const double*,
                                                               const double*) {

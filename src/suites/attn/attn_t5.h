@@ -42,6 +42,8 @@ class T5Bias : public AttnTerm {
   // The pre-pass that writes rel_bias.
   bool record_prepass(Recorder& rec) const override;
   std::vector<std::string> bindings() const override { return {"rel_bias"}; }
+  // Where the bias stops changing: T5's last bucket of each side.
+  std::optional<RelFarDistances> flash_cpu_far() const override;
 
   // The bias of (h, i', j) from bias_table as stored in t.
   void add_reference(const TensorMap& t, AttnRefTerms& terms) const override;

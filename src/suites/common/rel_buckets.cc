@@ -216,6 +216,34 @@ int t5_bucket(int64_t rp, bool bidirectional, int num_buckets, int max_distance)
   return t5_bucket_from(t5_thresholds(bidirectional, num_buckets, max_distance), bidirectional, num_buckets, rp);
 }
 
+namespace {
+// The first distance d in [0, limit] from which id(d) == id(limit), for an
+// id that moves one way with d and is constant from `limit` on (binary search).
+template <typename Id>
+uint32_t first_of_last_id(int64_t limit, Id id) {
+  const int last = id(limit);
+  int64_t lo = 0, hi = limit;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (id(mid) == last) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return static_cast<uint32_t>(std::min<int64_t>(lo, kRelFarNone));
+}
+}  // namespace
+
+RelFarDistances t5_far_distances(bool bidirectional, int num_buckets, int max_distance) {
+  // Per side the bucket does not decrease with |rp| and is the last one from
+  // max_distance on.
+  auto side = [&](int64_t sign) {
+    return first_of_last_id(max_distance, [&](int64_t d) { return t5_bucket(sign * d, bidirectional, num_buckets, max_distance); });
+  };
+  return {side(-1), side(1)};
+}
+
 // ---- DeBERTa ------------------------------------------------------------------------
 
 void check_deberta_params(int bucket_size, int max_position) {
@@ -238,6 +266,16 @@ int deberta_log_bucket(int64_t delta, int bucket_size, int max_position) {
   if (a <= d.mid) return static_cast<int>(delta);
   const int bucket = static_cast<int>(d.mid + d.offset(a));
   return delta < 0 ? -bucket : bucket;
+}
+
+RelFarDistances deberta_far_distances(int bucket_size, int max_position) {
+  // idx is monotone in delta and clamps to [0, 2S - 1]; 2^40 is past any
+  // clamp (deberta_idx caps u there).
+  constexpr int64_t kLimit = int64_t{1} << 40;
+  auto side = [&](int64_t sign) {
+    return first_of_last_id(kLimit, [&](int64_t d) { return deberta_idx(sign * d, bucket_size, max_position); });
+  };
+  return {side(1), side(-1)};  // before the query: delta > 0
 }
 
 int deberta_idx(int64_t delta, int bucket_size, int max_position) {

@@ -39,6 +39,17 @@ int t5_bucket(int64_t rp, bool bidirectional, int num_buckets, int max_distance)
 // bucket is exact + (number of entries <= n). Cached; thread-safe.
 const std::vector<uint32_t>& t5_thresholds(bool bidirectional, int num_buckets, int max_distance);
 
+// From distance `left` on before the query (rp <= -left) and from `right` on
+// after it (rp >= right), every position of that side falls in the side's
+// last bucket, so a term of the bucket is one value per query row and side
+// (the CPU flash kernel's far ranges: ATTN_FAR_SCORE_TERM). Both at most
+// max_distance (and kRelFarNone).
+struct RelFarDistances {
+  uint32_t left, right;
+};
+constexpr uint32_t kRelFarNone = 1u << 30;
+RelFarDistances t5_far_distances(bool bidirectional, int num_buckets, int max_distance);
+
 // ---- DeBERTa ----------------------------------------------------------------
 // mid = position_buckets/2. Valid: 2 <= position_buckets <=
 // kRelBucketMaxBuckets, mid + 1 < max_relative_positions < 2^31 (so that
@@ -64,6 +75,10 @@ int deberta_idx(int64_t delta, int bucket_size, int max_position);
 // deberta_idx exact for every delta (the clamp hides the saturation).
 std::vector<uint32_t> deberta_log_thresholds(int bucket_size, int max_position, int count);
 inline int deberta_idx_threshold_count(int bucket_size) { return bucket_size - bucket_size / 2; }
+// As t5_far_distances, for deberta_idx: from `left` on before the query
+// (delta = i' - j >= left) idx is the side's last value, and from `right`
+// on after it (delta <= -right) the other side's.
+RelFarDistances deberta_far_distances(int bucket_size, int max_position);
 
 // ---- Per-distance tables for fused kernels ------------------------------------
 // Query i sits at i' = i + M - N, key j at j, so rp = j - i' lies in
