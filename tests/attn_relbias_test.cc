@@ -399,6 +399,13 @@ TEST(RelBiasGpu, T5FarRangesValidate) {
   Axes tupe = axes;
   tupe["causal"] = "0,1";
   expect_all_validate("attn.tupe", tupe, 2 * 2 * 2);
+  // MQA over 1200 keys: the keys are split (4 splits on lavapipe), and each
+  // split's far ranges are clipped to its keys.
+  Axes split = axes;
+  split["kv_heads"] = "1";
+  split["kv_seq"] = "1200";
+  split["causal"] = "0,1";
+  expect_all_validate("attn.t5", split, 2);
   // The constants the kernel sees are the host's far distances.
   const RelFarDistances far = t5_far_distances(true, 8, 12);
   const CaseResult r = test::run_case("attn.t5", {{"impl", "flash"}, {"seq", "300"}, {"heads", "2"}, {"dim", "16"},
