@@ -430,7 +430,7 @@ TEST(RelVecGpuShaw, DistancesPastKAndSmallAndLargeK) {
 TEST(RelVecGpuShaw, FarRangesValidate) {
   // N = 300 rows in workgroups of up to 128: keys K or more before or after
   // every row of a workgroup are folded in far ranges (ATTN_FAR_SCORE_TERM,
-  // ATTN_FAR_KEY_FOLDED: q.rel_k and the weight sum of the clipped distance);
+  // ATTN_KEY_FOLDED's far: q.rel_k and the weight sum of the clipped distance);
   // K = 0 (every key clipped, the two sides' sums meet at one idx), 3, 40;
   // GQA, M > N. A key on the wrong side, or a far range one key too wide,
   // weighs the wrong rel_v row.

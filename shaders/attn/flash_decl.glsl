@@ -41,7 +41,8 @@
 //   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key;
 //                                     attn_q_chunk(r, c) is the scaled q row
 //   ATTN_VALUE_TERM(r, h, qpos, kpos, c)  vec4 added to v's chunk c, weighted like v
-//   ATTN_KEY_FOLDED(r, kpos, s, w, alpha) per (slot, key) after the online-softmax step:
+//   ATTN_KEY_FOLDED(r, kpos, s, w, alpha, far)  per (slot, key) after the online-softmax step
+//                                     (far: the key is in a far range, see ATTN_FAR_BEGIN):
 //                                     score s (ATTN_MASKED if masked), weight w = e^(s-m),
 //                                     alpha rescales sums kept under the old max (per-distance
 //                                     weight sums: Shaw)
@@ -53,7 +54,6 @@
 //                                     (0: keys before the rows, 1: after them)
 //   ATTN_FAR_SCORE_TERM(r, kpos)      ATTN_SCORE_TERM for the keys of a far range (defining
 //                                     it turns far ranges on)
-//   ATTN_FAR_KEY_FOLDED(r, s, w, alpha)  ATTN_KEY_FOLDED for the keys of a far range
 //   ATTN_ROWS_FINISH()                once per invocation after its keys, before the output
 //                                     or partials: may add to attn_acc (relative to attn_m)
 // Layout: one invocation owns ROWS query rows (q, scaled, and the f32

@@ -46,8 +46,8 @@ void attn_load_key(uint kv_row0, uint kpos) {
 
 // Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot; far
 // (a constant after inlining): the key is in a far range of the
-// workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM and
-// ATTN_FAR_KEY_FOLDED replace ATTN_SCORE_TERM and ATTN_KEY_FOLDED.
+// workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM replaces
+// ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so.
 void attn_fold_key(uint kpos, const bool far) {
   float dots[ROWS];
 #ifdef ATTN_SCORES
@@ -76,16 +76,9 @@ void attn_fold_key(uint kpos, const bool far) {
     w[r] = attn_weight(s, m_new);
     attn_l[r] = attn_l[r] * alpha[r] + w[r];
     attn_m[r] = m_new;
-#ifdef ATTN_FAR_KEY_FOLDED
-    if (far) {
-      ATTN_FAR_KEY_FOLDED(r, s, w[r], alpha[r]);
-    } else
-#endif
-    {
 #ifdef ATTN_KEY_FOLDED
-      ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r]);
+    ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r], far);
 #endif
-    }
   }
   attn_read_tile_values();
   [[unroll]] for (uint c = 0; c < QW; ++c) {

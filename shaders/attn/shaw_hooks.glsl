@@ -114,7 +114,6 @@ float shaw_score_term(uint r, uint qpos, uint kpos) {
   return t;
 }
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) shaw_score_term(r, qpos, kpos)
-#define ATTN_KEY_FOLDED(r, kpos, s, w, alpha) shaw_key_folded(r, kpos, s, w, alpha)
 // Keys K or more before (side 0) or after (side 1) every row of the
 // workgroup (ShawRelative::flash_cpu_far): the clipped end's q.rel_k and
 // weight sum, no per-key index.
@@ -124,13 +123,19 @@ void shaw_far_begin(uint side) {
   shaw_far_side = side;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) shaw_far_qrk[r] = shaw_qrk[r * SHAW_NREL + (side == 0 ? 0 : 2 * SHAW_K)];
 }
-void shaw_far_key_folded(uint r, float w, float alpha) {
-  shaw_w_lo[r] = shaw_w_lo[r] * alpha + (shaw_far_side == 0 ? w : 0.0);
-  shaw_w_hi[r] = shaw_w_hi[r] * alpha + (shaw_far_side == 0 ? 0.0 : w);
+// A key of a far range (far: a constant after inlining) only adds its
+// weight to that side's clipped-end sum.
+void shaw_key_folded_in(uint r, uint kpos, float s, float w, float alpha, const bool far) {
+  if (far) {
+    shaw_w_lo[r] = shaw_w_lo[r] * alpha + (shaw_far_side == 0 ? w : 0.0);
+    shaw_w_hi[r] = shaw_w_hi[r] * alpha + (shaw_far_side == 0 ? 0.0 : w);
+  } else {
+    shaw_key_folded(r, kpos, s, w, alpha);
+  }
 }
 #define ATTN_FAR_BEGIN(side) shaw_far_begin(side)
 #define ATTN_FAR_SCORE_TERM(r, kpos) shaw_far_qrk[r]
-#define ATTN_FAR_KEY_FOLDED(r, s, w, alpha) shaw_far_key_folded(r, w, alpha)
+#define ATTN_KEY_FOLDED(r, kpos, s, w, alpha, far) shaw_key_folded_in(r, kpos, s, w, alpha, far)
 #define ATTN_ROWS_FINISH() shaw_rows_finish()
 
 #elif defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
