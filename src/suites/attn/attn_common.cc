@@ -494,15 +494,19 @@ void AttnCase::record_naive(Recorder& rec) const {
 }
 
 namespace {
-// The CPU kernel's far distances for these tiles: the plan's, and none where
-// one workgroup holds every row of a kv head and no key is that far from it
-// (rows at i' = M - N .. M - 1: keys far before need M - N >= left, after
-// need right = 0), so that the plain loop is compiled.
+// The CPU kernel's far distances for these tiles: the plan's, and none on a
+// side where no workgroup of rows has a key that far. Keys far before need
+// the last workgroup's first position >= left; keys far after need the first
+// workgroup's last position + right <= M - 1. So a case without far keys
+// (e.g. one workgroup holding every row of a kv head) compiles the plain loop.
 RelFarDistances flash_far_for_tiles(const AttnShape& s, const FlashPlan& f, const FlashTiles& t) {
   RelFarDistances far{f.cpu_far_left, f.cpu_far_right};
-  if (f.direct || s.group() * s.seq > int64_t{t.rows()}) return far;
-  if (far.left != kRelFarNone && s.kv_seq - s.seq < int64_t{far.left}) far.left = kRelFarNone;
-  if (far.right != 0) far.right = kRelFarNone;
+  if (f.direct) return far;
+  const int64_t rows = s.group() * s.seq, per_group = t.rows(), shift = s.kv_seq - s.seq;  // i' = row / G + shift
+  const int64_t last_group_first = (rows - 1) / per_group * per_group / s.group() + shift;
+  const int64_t first_group_last = (std::min(rows, per_group) - 1) / s.group() + shift;
+  if (far.left != kRelFarNone && last_group_first < int64_t{far.left}) far.left = kRelFarNone;
+  if (far.right != kRelFarNone && first_group_last + far.right > s.kv_seq - 1) far.right = kRelFarNone;
   return far;
 }
 }  // namespace

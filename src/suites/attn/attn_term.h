@@ -108,10 +108,11 @@ class AttnTerm {
   // docs/attention-kernels.md), so the planner keeps every lane reading it.
   virtual bool flash_cpu_tile_shuffle() const { return true; }
   // CPU kernel, staged: where the term's hooks define ATTN_FAR_SCORE_TERM, the
-  // distances from which its per-key score (and per-key state) is one value
-  // per row and side: keys that far before or after every row of a
-  // workgroup are folded in ranges of their own (flash_main.glsl). Empty: the
-  // term is the same at every distance (e.g. TUPE's dot, in ATTN_SCORES).
+  // distances from which its score term takes a simpler form (T5 and Shaw:
+  // one value per row and side; DeBERTa: no idx): keys that far before or
+  // after every row of a workgroup are folded in ranges of their own
+  // (flash_main.glsl). Empty: the term is the same at every distance (e.g.
+  // TUPE's dot, in ATTN_SCORES).
   virtual std::optional<RelFarDistances> flash_cpu_far() const { return std::nullopt; }
   // Naive: tensors the first P.V pass's value term reads (after its three
   // buffers) and the loop iterations it adds per item.
