@@ -9,7 +9,7 @@
 // above ATTN_VISIBLE; exp(ATTN_MASKED - m) underflows to 0 like exp(-inf).
 const float ATTN_MASKED = -1.0e30;
 const float ATTN_VISIBLE = -1.0e29;  // s > ATTN_VISIBLE: the key is visible
-const float ATTN_WEIGHT_UNDERFLOW = -87.0;  // exp(s - m) of s - m below this is 0
+const float ATTN_WEIGHT_UNDERFLOW = -64.0;  // exp(s - m) of s - m below this is 0 (attn_weight)
 
 // The push constants every attention kernel starts with, in the order
 // AttnShape::push (attn_common.cc) packs them.
@@ -23,12 +23,15 @@ const float ATTN_WEIGHT_UNDERFLOW = -87.0;  // exp(s - m) of s - m below this is
 
 // exp(s - m) for a visible score, exactly 0 for a masked one (lavapipe's exp
 // clamps its argument, so exp(-1e30) alone would be 2^-127, not 0), and 0
-// where exp(s - m) is below the smallest normal float (2^-126 > e^-87.4),
-// as a device that flushes denormals gives. Written this way, llvmpipe
-// compiles the CPU flash kernel's fold 16-25% faster (attn.nope, N = M =
-// 2048 D 64 and 1024 D 128; docs/attention-kernels.md, "The weight's
-// underflow"); the flush itself moves no result by more than 2^-126 of the
-// largest weight.
+// where s - m < -64: such a weight is below 2^-92 of the running max's, so
+// the flush moves no result by more than M 2^-92 of it, far below f32
+// rounding. At -64, not at -87 where e^(s - m) turns denormal, w v stays a
+// normal float for |v| >= 2^-34 (every f16 v): llvmpipe does not flush
+// denormals, the CPU takes a slow path on each, and ALiBi's distant keys
+// made w v denormal often enough to cost attn.alibi 7% (N = M = 2048 D 64).
+// Written as a select, llvmpipe also compiles the CPU flash kernel's fold
+// 16-25% faster (attn.nope; docs/attention-kernels.md, "The weight's
+// underflow").
 float attn_weight(float s, float m) { return s > ATTN_VISIBLE && s - m > ATTN_WEIGHT_UNDERFLOW ? exp(s - m) : 0.0; }
 vec4 attn_weight4(vec4 s, vec4 m) {
   return mix(vec4(0.0), exp(s - m), greaterThan(s, vec4(ATTN_VISIBLE)));
