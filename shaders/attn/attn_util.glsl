@@ -34,7 +34,7 @@ const float ATTN_WEIGHT_UNDERFLOW = -64.0;  // exp(s - m) of s - m below this is
 // underflow").
 float attn_weight(float s, float m) { return s > ATTN_VISIBLE && s - m > ATTN_WEIGHT_UNDERFLOW ? exp(s - m) : 0.0; }
 vec4 attn_weight4(vec4 s, vec4 m) {
-  return mix(vec4(0.0), exp(s - m), greaterThan(s, vec4(ATTN_VISIBLE)));
+  return vec4(attn_weight(s.x, m.x), attn_weight(s.y, m.y), attn_weight(s.z, m.z), attn_weight(s.w, m.w));
 }
 
 // Four consecutive stored elements as one access.
