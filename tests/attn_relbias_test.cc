@@ -447,6 +447,20 @@ TEST(RelBiasGpu, DebertaFarRangesValidate) {
                        {"position_buckets", "8"},
                        {"max_relative_positions", "16"}},
                       8);
+  // G = 3 does not divide the workgroup: its slots hold rows of different
+  // heads, each reading its own head's far p2c entry (ATTN_SLOT_HEADS).
+  expect_all_validate("attn.deberta",
+                      {{"impl", "flash"},
+                       {"dtype", "f32"},
+                       {"heads", "6"},
+                       {"kv_heads", "2"},
+                       {"seq", "300"},
+                       {"kv_seq", "333"},
+                       {"dim", "16"},
+                       {"causal", "0,1"},
+                       {"position_buckets", "8"},
+                       {"max_relative_positions", "16"}},
+                      2);
   const CaseResult r = test::run_case("attn.deberta", {{"impl", "flash"}, {"seq", "300"}, {"heads", "2"}, {"dim", "16"},
                                                        {"position_buckets", "8"}, {"max_relative_positions", "16"}});
   ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;

@@ -84,7 +84,7 @@ TEST(AttnTermConstants, ReachThePipelinesByName) {
     uint32_t value;
   };
   const std::vector<Want> wants{
-      {"attn.tupe", "flash", "attn_flash_tupe", "TUPE_GROUP", 2},
+      {"attn.tupe", "flash", "attn_flash_tupe", "GROUP", 2},
       {"attn.shaw", "naive", "attn_scores_shaw", "SHAW_K", 16},
       {"attn.shaw", "naive", "attn_pv_shaw", "SHAW_K", 16},
       {"attn.deberta", "flash", "attn_flash_deberta", "DEB_C2P_TABLE", 0},

@@ -323,6 +323,12 @@ TEST(AttnFlashPlan, FarDistancesComeFromTheTerms) {
     EXPECT_EQ(p.cpu_far_left, w.left);
     EXPECT_EQ(p.cpu_far_right, w.right);
   }
+  // Shaw at K = 0 clips every distance, but a far range after the rows
+  // starts 1 after them: a causal mask then hides it whole, since the kernel
+  // folds far keys without the mask.
+  auto k0 = test::build_case("attn.shaw", {{"impl", "flash"}, {"seq", "300"}, {"heads", "4"}, {"max_rel", "0"}});
+  EXPECT_EQ(attn_case(k0).flash_plan().cpu_far_left, 0u);
+  EXPECT_EQ(attn_case(k0).flash_plan().cpu_far_right, 1u);
   EXPECT_GT(t5.left, 64u);  // 91: the bucket saturates before max_distance
   EXPECT_LE(t5.left, 128u);
 }

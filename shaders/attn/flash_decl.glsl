@@ -95,9 +95,21 @@ layout(constant_id = 21) const uint STAGED_CHUNKS = 0;
 // that far on that side.
 const uint ATTN_FAR_NONE = 1u << 30;  // kRelFarNone
 layout(constant_id = 22) const uint FAR_LEFT = ATTN_FAR_NONE;
-layout(constant_id = 23) const uint FAR_RIGHT = ATTN_FAR_NONE;
+layout(constant_id = 23) const uint FAR_RIGHT = ATTN_FAR_NONE;  // >= 1: see flash_main.glsl's fold
+layout(constant_id = 32) const uint GROUP = 1;  // G = H / Hkv
 const uint D4P = (HEAD_DIM + 3) / 4;  // vec4 chunks per row
 #define ATTN_ROW_SLOTS ROWS
+// Slot r's head is slot (r % ATTN_SLOT_HEADS)'s, so per-head reads are
+// written for the first ATTN_SLOT_HEADS slots and shared (TUPE's pk rows,
+// DeBERTa's far p2c entries). Staged: slot r is row row0 + r * wg, so when G
+// divides the workgroup every slot has one head (by head: always); direct:
+// slot r is row row0 + r with row0 a multiple of ROWS, so when G divides
+// ROWS the heads cycle with period G.
+#ifdef ATTN_SLOTS_BY_HEAD
+const uint ATTN_SLOT_HEADS = DIRECT ? (ROWS % GROUP == 0 ? GROUP : ROWS) : 1;
+#else
+const uint ATTN_SLOT_HEADS = DIRECT ? (ROWS % GROUP == 0 ? GROUP : ROWS) : (gl_WorkGroupSize.x % GROUP == 0 ? 1 : ROWS);
+#endif
 // vec4 chunks per slot of attn_q / attn_acc and per key of attn_k / attn_v.
 #ifndef ATTN_PARTS
 #define ATTN_PARTS 1

@@ -22,15 +22,6 @@ const uint TUPE_D4 = (HEAD_DIM + 3) / 4;
 uint tupe_row(uint h, uint pos) { return (h * pc.kv_seq + pos) * HEAD_DIM; }
 
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
-layout(constant_id = 6) const uint TUPE_GROUP = 1;  // G = H / Hkv
-// The pk rows each key needs: the slots' heads repeat with period
-// TUPE_PK_ROWS (slot r reads row r % TUPE_PK_ROWS). Staged: slot r is row
-// row0 + r * wg, so when G divides the workgroup every slot has the same
-// head; direct: slot r is row row0 + r with row0 a multiple of ROWS, so
-// when G divides ROWS the heads cycle with period G.
-const uint TUPE_PK_ROWS = DIRECT ? (ROWS % TUPE_GROUP == 0 ? TUPE_GROUP : ROWS)
-                                 : (gl_WorkGroupSize.x % TUPE_GROUP == 0 ? 1 : ROWS);
-
 // Each row slot's pq[h, i'] row, times scale.
 vec4 tupe_pq[ATTN_ROW_SLOTS * TUPE_D4];
 
@@ -62,13 +53,13 @@ void tupe_scores(uint kpos, out float dots[ROWS]) {
     [[unroll]] for (uint g = 0; g < TILE_GROUPS; ++g) pkg[g] = attn_tile_group(pk_at, TUPE_D4, g);
   }
   [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) {
-    vec4 pkc[TUPE_PK_ROWS];
-    [[unroll]] for (uint e = 0; e < TUPE_PK_ROWS; ++e) {
+    vec4 pkc[ATTN_SLOT_HEADS];
+    [[unroll]] for (uint e = 0; e < ATTN_SLOT_HEADS; ++e) {
       pkc[e] = TUPE_STAGE_PK ? ATTN_TILE_CHUNK(pkg, pk_at, c)
                              : ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(attn_h[e], kpos), c);
     }
     const vec4 kc = attn_k_chunk(c);
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], kc) + dot(tupe_pq[r * TUPE_D4 + c], pkc[r % TUPE_PK_ROWS]);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], kc) + dot(tupe_pq[r * TUPE_D4 + c], pkc[r % ATTN_SLOT_HEADS]);
   }
 }
 

@@ -14,6 +14,8 @@ constexpr uint32_t kTermConstant0 = 6;
 constexpr uint32_t kTileShuffleConstant = 20;
 // flash_decl.glsl's FAR_LEFT, FAR_RIGHT (CPU kernel).
 constexpr uint32_t kFarConstant = 22;
+// flash_decl.glsl's GROUP (CPU kernel; after the pack offsets).
+constexpr uint32_t kGroupConstant = 32;
 
 // Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
 // the spec constants of its members' word offsets.
@@ -236,6 +238,11 @@ void AttnCase::plan() {
     }
   }
   if (far) {
+    // A far range after the rows starts at least 1 after the last of them,
+    // so a causal mask hides all of it (and cuts it away): every key of a far
+    // range is then visible, and the kernel folds those keys without the mask
+    // (flash_main.glsl). A term's form holds beyond its distance too.
+    far->right = std::max(far->right, 1u);
     // The farthest key before a row is M - 1 away (i' - j), after it N - 1
     // (j - i'). With no far key on either side the kernel compiles its
     // plain loop.
@@ -316,7 +323,8 @@ void AttnCase::pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindin
   d.shader += "_packed";
   d.buffers.resize(unpacked_bindings);
   d.buffers.push_back(kPack);
-  d.spec_constants.resize(kPackConstant0 + 3 + kPackExtraConstants, 0);
+  // Grow only: the CPU kernel's GROUP sits past the pack offsets.
+  d.spec_constants.resize(std::max<size_t>(d.spec_constants.size(), kPackConstant0 + 3 + kPackExtraConstants), 0);
   d.spec_constants[kPackConstant0] = words(m.out);
   d.spec_constants[kPackConstant0 + 1] = words(m.ml);
   d.spec_constants[kPackConstant0 + 2] = words(m.acc);
@@ -553,7 +561,8 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
     d.constant_at(kTileShuffleConstant, "TILE_SHUFFLE", tiles.tile_shuffle)
         .constant_at(kTileShuffleConstant + 1, "STAGED_CHUNKS", static_cast<uint32_t>(f.cpu_staged_chunks))
         .constant_at(kFarConstant, "FAR_LEFT", in.own_terms ? far.left : kRelFarNone)
-        .constant_at(kFarConstant + 1, "FAR_RIGHT", in.own_terms ? far.right : kRelFarNone);
+        .constant_at(kFarConstant + 1, "FAR_RIGHT", in.own_terms ? far.right : kRelFarNone)
+        .constant_at(kGroupConstant, "GROUP", static_cast<uint32_t>(s.group()));
   }
   d.push = push;
   pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});

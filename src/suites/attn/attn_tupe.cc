@@ -28,10 +28,6 @@ class UntiedPositions : public AttnTerm {
     t.at("pk").fill_uniform(rng, -1.0, 1.0);
   }
   std::vector<std::string> bindings() const override { return {"pq", "pk"}; }
-  std::vector<NamedConstant> spec_constants() const override {
-    if (!flash_) return {};
-    return {{"TUPE_GROUP", static_cast<uint32_t>(shape_.group())}};
-  }
   // MHA: a key's pk row serves the whole workgroup (tupe_hooks.glsl, TUPE_STAGE_PK).
   int64_t flash_cpu_staged_chunks() const override { return shape_.group() == 1 ? (shape_.dim + 3) / 4 : 0; }
 
