@@ -358,20 +358,22 @@ TEST(RelVecFlashPlan, ComplexRowsHoldBothPartsInRegistersAndSharedMemory) {
 }
 
 TEST(RelVecFlashPlan, LargeCasesGetTheLargerCpuRowBudget) {
-  // At 2^30 q.k multiply-adds and more, CPU plans hold up to
-  // kFlashCpuRowChunksLarge chunks per invocation: complex at D 64 then gets
-  // attn.nope's 8 slots (4 below it), and D 128 gets 8 (4 below it).
+  // At 2^30 q.k multiply-adds and more, CPU plans of one part a row hold up
+  // to kFlashCpuRowChunksLarge chunks per invocation: D 128 gets 8 slots (4
+  // below it). complex (two parts) keeps kFlashCpuRowChunks: 4 slots at D 64.
   const auto slots = [](const char* variant, const char* seq, const char* dim) {
     auto c = test::build_case(variant, {{"impl", "flash"}, {"seq", seq}, {"heads", "8"}, {"dim", dim}});
     const auto& a = dynamic_cast<const AttnCase&>(*c.impl);
     const FlashTiles t = flash_tiles(a.shape(), a.flash_plan(), kLavapipe);
     EXPECT_LE(t.row_slots * t.parts * t.d4,
-              static_cast<uint32_t>(a.shape().score_work() >= kFlashCpuLargeWork ? kFlashCpuRowChunksLarge
-                                                                                  : kFlashCpuRowChunks));
+              static_cast<uint32_t>(a.shape().score_work() >= kFlashCpuLargeWork && t.parts == 1
+                                        ? kFlashCpuRowChunksLarge
+                                        : kFlashCpuRowChunks));
     return t.row_slots;
   };
   EXPECT_EQ(slots("attn.complex", "512", "64"), 4u);
-  EXPECT_EQ(slots("attn.complex", "2048", "64"), 8u);
+  EXPECT_EQ(slots("attn.complex", "2048", "64"), 4u);
+  EXPECT_EQ(slots("attn.complex", "1024", "128"), 2u);
   EXPECT_EQ(slots("attn.nope", "2048", "64"), 8u);
   EXPECT_EQ(slots("attn.nope", "512", "128"), 4u);
   EXPECT_EQ(slots("attn.nope", "1024", "128"), 8u);

@@ -138,12 +138,16 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
 
 }  // namespace
 
-int64_t flash_cpu_row_budget(const AttnShape& s) {
-  return s.score_work() >= kFlashCpuLargeWork ? kFlashCpuRowChunksLarge : kFlashCpuRowChunks;
+int64_t flash_cpu_row_budget(const AttnShape& s, int64_t parts) {
+  // Rows of several parts (complex) run faster with the base budget: at
+  // N = M = 2048 D 64, 4 slots 473-486 ms against 8 slots' 537-540; at 1024
+  // D 128, 2 slots 285-287 against 4 slots' 313-316 (docs/attention-kernels.md).
+  return s.score_work() >= kFlashCpuLargeWork && parts == 1 ? kFlashCpuRowChunksLarge : kFlashCpuRowChunks;
 }
 
-int64_t flash_cpu_row_slots(const AttnShape& s, int64_t row_chunks) {
-  return std::clamp<int64_t>(flash_cpu_row_budget(s) / std::max<int64_t>(1, row_chunks), 1, kFlashCpuMaxRowSlots);
+int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts) {
+  return std::clamp<int64_t>(flash_cpu_row_budget(s, parts) / std::max<int64_t>(1, d4 * parts), 1,
+                             kFlashCpuMaxRowSlots);
 }
 
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {
@@ -163,7 +167,7 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   // Row slots: on CPUs every K/V element an invocation loads then serves
   // that many rows (loads dominate there: docs/attention-kernels.md); GPUs
   // keep one row per invocation to keep registers low.
-  const int64_t cpu_slots = flash_cpu_row_slots(s, row_chunks);
+  const int64_t cpu_slots = flash_cpu_row_slots(s, d4, plan.parts);
   if (plan.direct) {
     // All rows of the kv head in one invocation where registers allow, so
     // that each K/V element is read once for them (GPUs: at most 32 chunks).

@@ -75,7 +75,8 @@ constexpr int64_t kFlashMaxHeadDim = 256;
 // pipeline of 256 chunks than one of 128 (docs/attention-kernels.md, "Row
 // slots on CPU devices"). Cases with at least kFlashCpuLargeWork q.k multiply-adds get the
 // larger budget, where one execution takes a sizeable part of a second; the
-// rest, tests and the quick preset among them, keep the cheap compile.
+// rest, tests and the quick preset among them, keep the cheap compile, and
+// so do rows of several parts (complex), which run faster with it.
 constexpr int64_t kFlashCpuRowChunks = 128;
 constexpr int64_t kFlashCpuRowChunksLarge = 256;
 constexpr double kFlashCpuLargeWork = 1073741824.0;  // 2^30: N = M = 1024, H 8, D 128
@@ -167,12 +168,12 @@ struct FlashTiles {
 constexpr uint32_t kFlashGpuLaneChunks = 4;
 constexpr uint32_t kFlashGpuTileBytes = 16384;
 constexpr uint32_t kFlashGpuInvocations = 128;
-// CPU devices: the case's chunk budget (kFlashCpuRowChunks, or
-// kFlashCpuRowChunksLarge for large cases), and the query rows per flash
-// invocation for rows of `row_chunks` vec4 chunks (q, and the accumulator
-// as many again) within it.
-int64_t flash_cpu_row_budget(const AttnShape& s);
-int64_t flash_cpu_row_slots(const AttnShape& s, int64_t row_chunks);
+// CPU devices: the case's chunk budget for rows of `parts` D-wide parts
+// (kFlashCpuRowChunks, or kFlashCpuRowChunksLarge for large cases of one
+// part), and the query rows per flash invocation for rows of d4 * parts vec4
+// chunks (q, and the accumulator as many again) within it.
+int64_t flash_cpu_row_budget(const AttnShape& s, int64_t parts);
+int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts);
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
 

@@ -199,7 +199,7 @@ class DisentangledTerms : public AttnTerm {
     const int64_t d4 = ceil_div(s.dim, 4);
     const bool cpu = rec.launch().is_cpu();
     const uint32_t slots =
-        cpu ? static_cast<uint32_t>(std::clamp<int64_t>(flash_cpu_row_budget(s) / d4, 1, kTableMaxCpuRows)) : 1u;
+        cpu ? static_cast<uint32_t>(std::clamp<int64_t>(flash_cpu_row_budget(s, 1) / d4, 1, kTableMaxCpuRows)) : 1u;
     const uint32_t wg = rec.launch().workgroup_size(cpu ? 128 / slots : 64);
     const int64_t row_tiles = ceil_div(rows, int64_t{wg} * slots);
     const int64_t row_groups = row_tiles * s.batch * s.heads;
