@@ -286,7 +286,7 @@ TEST(AttnFlashPlan, CpuTilesShuffleOnlyFullFixedSubgroups) {
   // Terms that run slower with them keep every lane reading the tile.
   for (const auto& [variant, dtype, seq, shuffled] :
        {std::tuple{"attn.deberta", "f32", "128", false}, std::tuple{"attn.deberta", "f32", "512", true},
-        std::tuple{"attn.rope", "f16", "512", false}, std::tuple{"attn.rope", "f32", "512", true}}) {
+        std::tuple{"attn.rope", "f16", "512", true}, std::tuple{"attn.rope", "f32", "512", true}}) {
     auto v = test::build_case(variant, {{"impl", "flash"}, {"seq", seq}, {"heads", "4"}, {"dtype", dtype}});
     EXPECT_EQ(tiles_for(v, shuffles).tile_shuffle, shuffled ? 8u : 0u) << variant << " " << dtype << " seq=" << seq;
   }
@@ -464,6 +464,29 @@ TEST(AttnGpu, RopeScalingsValidate) {
                          {"style", "neox,gptj"},
                          {"rotary_dim", "48"}},
                         4);
+  }
+}
+
+// CPU devices rotate q and k once into f32 copies: f32 then runs nope's
+// kernel on them, f16 the rope kernel reading them (rope_hooks.glsl), staged
+// and direct (decode), GQA, partial rotary dims in both styles.
+TEST(AttnGpu, RopeOnCpuDevicesReadsTheRotatedCopies) {
+  for (const char* dtype : {"f16", "f32"}) {
+    for (const char* seq : {"1", "300"}) {
+      for (const char* style : {"neox", "gptj"}) {
+        SCOPED_TRACE(std::string(dtype) + " seq=" + seq + " " + style);
+        const CaseResult r = test::run_case("attn.rope", {{"impl", "flash"},  {"dtype", dtype},  {"heads", "4"},
+                                                          {"kv_heads", "2"},  {"seq", seq},      {"kv_seq", "333"},
+                                                          {"dim", "64"},      {"causal", "1"},   {"style", style},
+                                                          {"rotary_dim", "48"}});
+        ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+        std::vector<std::string> shaders;
+        for (const PipelineRecord& p : r.pipelines) shaders.push_back(p.shader);
+        EXPECT_EQ(std::count(shaders.begin(), shaders.end(), "attn_rope_qk"), 2);  // q, then k
+        const std::string fused = std::string(dtype) == "f16" ? "attn_flash_rope" : "attn_flash_nope";
+        EXPECT_NE(std::find(shaders.begin(), shaders.end(), fused), shaders.end());
+      }
+    }
   }
 }
 

@@ -1,8 +1,9 @@
-// attn.rope's hooks for the flash kernel: every q chunk rotated at i' and
-// every k chunk at j as they are loaded (encodings.md section 2: rotary_dim,
-// neox/gptj pairs, scaled frequencies, attention_factor). Angles are
-// exact-phase (common/phase.glsl), so their error does not grow with
-// position. rotary_dim and the style are specialization constants. Needs
+// attn.rope's hooks for the flash kernels (encodings.md section 2:
+// rotary_dim, neox/gptj pairs, scaled frequencies, attention_factor). The
+// GPU kernel rotates every q chunk at i' and every k chunk at j as they are
+// loaded; angles are exact-phase (common/phase.glsl), so their error does not
+// grow with position; rotary_dim and the style are specialization constants.
+// The CPU kernel reads q and k already rotated (below). Needs
 // ATTN_EXTRA_PUSH as in attn_flash_rope.comp.
 #ifndef PEBENCH_ATTN_ROPE_HOOKS_GLSL
 #define PEBENCH_ATTN_ROPE_HOOKS_GLSL
@@ -14,20 +15,7 @@ layout(constant_id = 7) const bool ROPE_NEOX = true;  // pair (t, t + R/2), else
 
 layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Freq { uvec2 freq[]; };  // th'_t, [R/2]
 
-// cos and sin of every pair's angle at one position, for a whole row, so
-// that each is computed once per row (an element and its partner share it).
-// Unrolled like everything indexed by dims: a rolled loop would make these
-// arrays dynamically indexed, which costs llvmpipe minutes of compile time
-// (measured: 125 s instead of 7 s for D = 128).
-float rope_cos[ROPE_DIM / 2], rope_sin[ROPE_DIM / 2];
-void rope_angles(uint pos) {
-  [[unroll]] for (uint t = 0; t < ROPE_DIM / 2; ++t) {
-    const float a = phase_angle(pos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
-    rope_cos[t] = cos(a);
-    rope_sin[t] = sin(a);
-  }
-}
-
+#ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
 // Element d of pair t of a row becomes (x_d cos a -+ x_partner sin a) *
 // attention_factor; a gptj partner is in the same chunk, a neox partner (R/2
 // away) is read from the row in memory (buf[base + ...]).
@@ -43,29 +31,7 @@ void rope_angles(uint pos) {
     }                                                                                                  \
   }
 
-// A whole row in registers (row[off + c]) rotated to pos: angles from the
-// tables, partners from a copy of the unrotated row, every index constant.
-#define ROPE_ROTATE_ROW(row, off, pos)                                                                  \
-  {                                                                                                     \
-    rope_angles(pos);                                                                                   \
-    vec4 raw[D4P];                                                                                      \
-    [[unroll]] for (uint c = 0; c < D4P; ++c) raw[c] = row[(off) + c];                                  \
-    [[unroll]] for (uint d = 0; d < ROPE_DIM; ++d) {                                                    \
-      const bool first = ROPE_NEOX ? d < ROPE_DIM / 2 : d % 2 == 0;                                     \
-      const uint t = ROPE_NEOX ? (first ? d : d - ROPE_DIM / 2) : d / 2;                                \
-      const uint p = ROPE_NEOX ? (first ? d + ROPE_DIM / 2 : d - ROPE_DIM / 2) : d ^ 1;                 \
-      const float x = raw[d / 4][d % 4], partner = raw[p / 4][p % 4];                                   \
-      row[(off) + d / 4][d % 4] =                                                                       \
-          (first ? x * rope_cos[t] - partner * rope_sin[t] : x * rope_cos[t] + partner * rope_sin[t]) * \
-          pc.attention_factor;                                                                          \
-    }                                                                                                   \
-  }
-#ifndef PEBENCH_ATTN_FLASH_GPU_GLSL
-void rope_q_row(uint r, uint qpos) { ROPE_ROTATE_ROW(attn_q, r * D4P, qpos) }
-void rope_k_row(uint kpos) { ROPE_ROTATE_ROW(attn_k, 0, kpos) }
-#endif
-
-// A staged k chunk (one per iteration of the staging loop): its own angles.
+// A k chunk as it is loaded: its own angles.
 vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
   vec4 y = x;
   [[unroll]] for (uint u = 0; u < 4; ++u) {
@@ -77,9 +43,8 @@ vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
   return y;
 }
 
-#ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
-// GPU kernel: a lane holds chunks, not rows, so q chunks are rotated like
-// staged k chunks, each with its own angles and partners from memory.
+// A lane holds chunks, not rows, so q chunks are rotated like k chunks,
+// each with its own angles and partners from memory.
 vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
   vec4 y = x;
   [[unroll]] for (uint u = 0; u < 4; ++u) {
@@ -93,9 +58,29 @@ vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
 #define GPU_Q_CHUNK(c, x, base, qpos) rope_q_chunk(qpos, c, x, base)
 #define GPU_K_CHUNK(kpos, c, x, base) rope_k_stage(kpos, c, x, base)
 #else
-#define ATTN_ROW_STATE(r, h, qpos) rope_q_row(r, qpos)
-#define ATTN_K_ROW_TRANSFORM(kpos) rope_k_row(kpos)
-#define ATTN_K_STAGE_TRANSFORM(kpos, c, x, base) rope_k_stage(kpos, c, x, base)
+// CPU kernel (f16 cases; f32 ones run attn_flash_nope on the copies): q
+// and k arrive rotated, in the f32 copies q_rot and k_rot that attn_rope_qk
+// wrote once (AttnRopeCase::record), and are read from them in place of q
+// and k. Rotating inside this kernel cost it 141% over attn.nope at N = M =
+// 2048 (each K tile once per workgroup of rows, and the q rows' rotation
+// code slowed the whole fold).
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer QRot { float q_rot[]; };  // [B,H,N,D]
+layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer QRotV { vec4 q_rot_c[]; };
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer KRot { float k_rot[]; };  // [B,Hkv,M,D]
+layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer KRotV { vec4 k_rot_c[]; };
+vec4 rope_k_rotated(uint c, uint base) { return ATTN_LOAD_CHUNK(k_rot, k_rot_c, ATTN_EXTRA_OFF(2, 4u) + base, c); }
+void rope_q_rotated(uint r, uint h, uint qpos) {
+  const uint b = gl_WorkGroupID.y / pc.kv_heads;  // the flash grid's y is batch * kv head
+  const uint base = ((b * pc.heads + h) * pc.seq + qpos - (pc.kv_seq - pc.seq)) * HEAD_DIM;
+  [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] = ATTN_LOAD_CHUNK(q_rot, q_rot_c, ATTN_EXTRA_OFF(1, 4u) + base, c);
+}
+void rope_k_row_rotated(uint kpos) {
+  const uint base = (gl_WorkGroupID.y * pc.kv_seq + kpos) * HEAD_DIM;
+  [[unroll]] for (uint c = 0; c < D4P; ++c) attn_k[c] = rope_k_rotated(c, base);
+}
+#define ATTN_ROW_STATE(r, h, qpos) rope_q_rotated(r, h, qpos)
+#define ATTN_K_ROW_TRANSFORM(kpos) rope_k_row_rotated(kpos)
+#define ATTN_K_STAGE_TRANSFORM(kpos, c, x, base) rope_k_rotated(c, base)
 #endif
 
 #endif

@@ -7,6 +7,9 @@
 // of query rows, which on lavapipe cost 76% over attn.nope at N = M = 2048.
 // Elsewhere (f16, whose copies would round the rotated values, and GPUs,
 // where the rotation rides the loads) flash rotates inside the fused kernel.
+// On CPU devices f16 rotates into the f32 copies too, and the fused
+// kernel reads q and k from them (rotating inside it cost 141% over
+// attn.nope at N = M = 2048, rope_hooks.glsl).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -33,13 +36,9 @@ class RotaryQK : public AttnTerm {
 
   std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
-    std::vector<TensorDesc> t{tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]")};
-    if (!flash_ || s.dtype == DType::kF32) {
-      t.push_back(tensor("q_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"));
-      t.push_back(
-          tensor("k_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"));
-    }
-    return t;
+    return {tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]"),
+            tensor("q_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"),
+            tensor("k_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]")};
   }
   void fill(TensorMap& t, Rng&) const override {
     HostTensor& freq = t.at("freq");
@@ -49,9 +48,10 @@ class RotaryQK : public AttnTerm {
       freq.set(static_cast<int64_t>(2 * i + 1), static_cast<int32_t>(hi));
     }
   }
-  // The naive score pass reads pre-rotated q and k and needs none of these.
+  // The naive score pass reads pre-rotated q and k and needs none of these;
+  // of the fused kernels, the GPU one reads freq and the CPU one the copies.
   std::vector<std::string> bindings() const override {
-    return flash_ ? std::vector<std::string>{"freq"} : std::vector<std::string>{};
+    return flash_ ? std::vector<std::string>{"freq", "q_rot", "k_rot"} : std::vector<std::string>{};
   }
   void push(PushConstants& push) const override {
     if (flash_) push.f32(static_cast<float>(spec_.attention_factor));
@@ -60,10 +60,6 @@ class RotaryQK : public AttnTerm {
     if (!flash_) return {};
     return {{"ROPE_DIM", static_cast<uint32_t>(spec_.rotary_dim)}, {"ROPE_NEOX", spec_.neox ? 1u : 0u}};
   }
-  // On CPU devices f16 runs this kernel (f32: attn_flash_nope on the rotated
-  // copies), and ran 12-18% slower with TILE_SHUFFLE at N = 128 and 512 (not
-  // understood: the fold is the core's).
-  bool flash_cpu_tile_shuffle() const override { return shape_.dtype == DType::kF32; }
 
   // q and k rotated into the f32 copies q_rot and k_rot, and the barrier.
   void record_rotations(Recorder& rec) const {
@@ -135,12 +131,18 @@ class AttnRopeCase : public AttnCase {
   }
 
   void record(Recorder& rec) const override {
-    if (!(flash_ && rec.launch().is_cpu() && shape_.dtype == DType::kF32)) {
+    if (!(flash_ && rec.launch().is_cpu())) {
       AttnCase::record(rec);
       return;
     }
     rotary_.record_rotations(rec);
-    record_flash(rec, {"nope", "q_rot", "k_rot", false});
+    // f16: the fused kernel, reading q and k from the copies (rope_hooks.glsl)
+    // and v and o at f16.
+    if (shape_.dtype == DType::kF32) {
+      record_flash(rec, {"nope", "q_rot", "k_rot", false});
+    } else {
+      AttnCase::record(rec);
+    }
   }
 
  protected:
