@@ -1,15 +1,14 @@
 // attn.rope: q rotated at its position i', k at j (rope.apply's styles,
 // rotary_dim and scalings, encodings.md section 2), then plain attention.
 // naive rotates q and k into f32 copies first, as a straightforward
-// implementation would; so does flash in f32 on a CPU device, then runs
-// attn.nope's flash kernel on the copies (as inference engines apply RoPE
-// before attention): the fused kernel rotates every K tile once per block
-// of query rows, which on lavapipe cost 76% over attn.nope at N = M = 2048.
-// Elsewhere (f16, whose copies would round the rotated values, and GPUs,
-// where the rotation rides the loads) flash rotates inside the fused kernel.
-// On CPU devices f16 rotates into the f32 copies too, and the fused
-// kernel reads q and k from them (rotating inside it cost 141% over
-// attn.nope at N = M = 2048, rope_hooks.glsl).
+// implementation would; so does flash on a CPU device, as inference engines
+// apply RoPE before attention: f32 then runs attn.nope's flash kernel on the
+// copies, f16 the rope kernel reading q and k from them, v and o at f16
+// (f16 copies would round the rotated values once more). Rotating inside
+// the fused kernel there, every K tile once per block of query rows, had
+// cost 76% (f32) and 141% (f16) over attn.nope at N = M = 2048 on lavapipe.
+// GPUs rotate inside the fused kernel, where the rotation rides the loads
+// (their runs leave the copies unused).
 #include <fmt/format.h>
 
 #include <cmath>
