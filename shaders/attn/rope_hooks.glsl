@@ -3,8 +3,9 @@
 // GPU kernel rotates every q chunk at i' and every k chunk at j as they are
 // loaded; angles are exact-phase (common/phase.glsl), so their error does not
 // grow with position; rotary_dim and the style are specialization constants.
-// The CPU kernel reads q and k already rotated (below). Needs
-// ATTN_EXTRA_PUSH as in attn_flash_rope.comp.
+// The CPU kernel does so in direct mode (decode); staged, it reads q and
+// k already rotated (below). Needs ATTN_EXTRA_PUSH as in
+// attn_flash_rope.comp.
 #ifndef PEBENCH_ATTN_ROPE_HOOKS_GLSL
 #define PEBENCH_ATTN_ROPE_HOOKS_GLSL
 
@@ -58,12 +59,49 @@ vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
 #define GPU_Q_CHUNK(c, x, base, qpos) rope_q_chunk(qpos, c, x, base)
 #define GPU_K_CHUNK(kpos, c, x, base) rope_k_stage(kpos, c, x, base)
 #else
-// CPU kernel (f16 cases; f32 ones run attn_flash_nope on the copies): q
-// and k arrive rotated, in the f32 copies q_rot and k_rot that attn_rope_qk
-// wrote once (AttnRopeCase::record), and are read from them in place of q
-// and k. Rotating inside this kernel cost it 141% over attn.nope at N = M =
+// CPU kernel. Direct (decode: every key is folded once): q and k rotated
+// as they load, a whole row in registers at a time. Staged (f16 cases; f32
+// ones run attn_flash_nope on the copies): q and k arrive rotated, in the
+// f32 copies q_rot and k_rot that attn_rope_qk wrote once
+// (AttnRopeCase::record), and are read from them in place of q and k.
+// Rotating inside the staged kernel cost it 141% over attn.nope at N = M =
 // 2048 (each K tile once per workgroup of rows, and the q rows' rotation
-// code slowed the whole fold).
+// code slowed the whole fold); DIRECT is a specialization constant, so the
+// staged pipeline holds no rotation code.
+// cos and sin of every pair's angle at one position, for a whole row, so
+// that each is computed once per row (an element and its partner share it).
+// Unrolled like everything indexed by dims: a rolled loop would make these
+// arrays dynamically indexed, which costs llvmpipe minutes of compile time
+// (measured: 125 s instead of 7 s for D = 128).
+float rope_cos[ROPE_DIM / 2], rope_sin[ROPE_DIM / 2];
+void rope_angles(uint pos) {
+  [[unroll]] for (uint t = 0; t < ROPE_DIM / 2; ++t) {
+    const float a = phase_angle(pos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
+    rope_cos[t] = cos(a);
+    rope_sin[t] = sin(a);
+  }
+}
+
+// A whole row in registers (row[off + c]) rotated to pos: angles from the
+// tables, partners from a copy of the unrotated row, every index constant.
+#define ROPE_ROTATE_ROW(row, off, pos)                                                                  \
+  {                                                                                                     \
+    rope_angles(pos);                                                                                   \
+    vec4 raw[D4P];                                                                                      \
+    [[unroll]] for (uint c = 0; c < D4P; ++c) raw[c] = row[(off) + c];                                  \
+    [[unroll]] for (uint d = 0; d < ROPE_DIM; ++d) {                                                    \
+      const bool first = ROPE_NEOX ? d < ROPE_DIM / 2 : d % 2 == 0;                                     \
+      const uint t = ROPE_NEOX ? (first ? d : d - ROPE_DIM / 2) : d / 2;                                \
+      const uint p = ROPE_NEOX ? (first ? d + ROPE_DIM / 2 : d - ROPE_DIM / 2) : d ^ 1;                 \
+      const float x = raw[d / 4][d % 4], partner = raw[p / 4][p % 4];                                   \
+      row[(off) + d / 4][d % 4] =                                                                       \
+          (first ? x * rope_cos[t] - partner * rope_sin[t] : x * rope_cos[t] + partner * rope_sin[t]) * \
+          pc.attention_factor;                                                                          \
+    }                                                                                                   \
+  }
+void rope_q_row(uint r, uint qpos) { ROPE_ROTATE_ROW(attn_q, r * D4P, qpos) }
+void rope_k_row(uint kpos) { ROPE_ROTATE_ROW(attn_k, 0, kpos) }
+
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer QRot { float q_rot[]; };  // [B,H,N,D]
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer QRotV { vec4 q_rot_c[]; };
 layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer KRot { float k_rot[]; };  // [B,Hkv,M,D]
@@ -74,12 +112,15 @@ void rope_q_rotated(uint r, uint h, uint qpos) {
   const uint base = ((b * pc.heads + h) * pc.seq + qpos - (pc.kv_seq - pc.seq)) * HEAD_DIM;
   [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] = ATTN_LOAD_CHUNK(q_rot, q_rot_c, ATTN_EXTRA_OFF(1, 4u) + base, c);
 }
-void rope_k_row_rotated(uint kpos) {
-  const uint base = (gl_WorkGroupID.y * pc.kv_seq + kpos) * HEAD_DIM;
-  [[unroll]] for (uint c = 0; c < D4P; ++c) attn_k[c] = rope_k_rotated(c, base);
+void rope_row_state(uint r, uint h, uint qpos) {
+  if (DIRECT) {
+    rope_q_row(r, qpos);
+  } else {
+    rope_q_rotated(r, h, qpos);
+  }
 }
-#define ATTN_ROW_STATE(r, h, qpos) rope_q_rotated(r, h, qpos)
-#define ATTN_K_ROW_TRANSFORM(kpos) rope_k_row_rotated(kpos)
+#define ATTN_ROW_STATE(r, h, qpos) rope_row_state(r, h, qpos)
+#define ATTN_K_ROW_TRANSFORM(kpos) rope_k_row(kpos)
 #define ATTN_K_STAGE_TRANSFORM(kpos, c, x, base) rope_k_rotated(c, base)
 #endif
 

@@ -1,14 +1,16 @@
 // attn.rope: q rotated at its position i', k at j (rope.apply's styles,
 // rotary_dim and scalings, encodings.md section 2), then plain attention.
 // naive rotates q and k into f32 copies first, as a straightforward
-// implementation would; so does flash on a CPU device, as inference engines
-// apply RoPE before attention: f32 then runs attn.nope's flash kernel on the
-// copies, f16 the rope kernel reading q and k from them, v and o at f16
-// (f16 copies would round the rotated values once more). Rotating inside
-// the fused kernel there, every K tile once per block of query rows, had
-// cost 76% (f32) and 141% (f16) over attn.nope at N = M = 2048 on lavapipe.
-// GPUs rotate inside the fused kernel, where the rotation rides the loads
-// (their runs leave the copies unused).
+// implementation would; so does flash on a CPU device where many query
+// rows share each key (staged), as inference engines apply RoPE before
+// attention: f32 then runs attn.nope's flash kernel on the copies, f16 the
+// rope kernel reading q and k from them, v and o at f16 (f16 copies would
+// round the rotated values once more). Rotating inside the staged kernel,
+// every K tile once per block of query rows, had cost 76% (f32) and 141%
+// (f16) over attn.nope at N = M = 2048 on lavapipe. Decode (direct) and GPUs
+// rotate inside the fused kernel, where the rotation rides the loads: the
+// pre-pass had cost decode, which folds each key once, 5.8x nope's time (N =
+// 1, M = 8192, f32). Those runs leave the copies unused.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -130,7 +132,9 @@ class AttnRopeCase : public AttnCase {
   }
 
   void record(Recorder& rec) const override {
-    if (!(flash_ && rec.launch().is_cpu())) {
+    // GPUs, and decode (direct: each key is folded once, so the fused kernel
+    // rotates it as it loads it): the fused kernel alone.
+    if (!(flash_ && rec.launch().is_cpu()) || flash_plan().direct) {
       AttnCase::record(rec);
       return;
     }
