@@ -207,7 +207,6 @@ void main() {
   gpu_lane = lid % LANES;
   const uint group = pc.heads / pc.kv_heads;
   const uint rows = group * pc.seq;  // query rows reading this kv head
-  const uint b = gl_WorkGroupID.y / pc.kv_heads;
   const uint kvh = gl_WorkGroupID.y % pc.kv_heads;
   const uint kv_row0 = gl_WorkGroupID.y * pc.kv_seq;
 
@@ -225,7 +224,7 @@ void main() {
     ke = min(ke, last_row / group + pc.kv_seq - pc.seq + 1);
   }
 
-  const uint qrow = (b * pc.heads + gpu_h) * pc.seq + i;
+  const uint qrow = attn_q_row(gpu_h, i);
   gpu_load_q(qrow * HEAD_DIM);
 #ifdef ATTN_ROW_STATE
   ATTN_ROW_STATE(0, gpu_h, gpu_qpos);

@@ -45,4 +45,8 @@ layout(push_constant) uniform Push {
   ATTN_EXTRA_PUSH
 } pc;
 
+// The row of q and o (B*H*N rows) of query head h at query index i (i' = i +
+// M - N) in this workgroup's batch: the flash grid's y is batch * kv head.
+uint attn_q_row(uint h, uint i) { return ((gl_WorkGroupID.y / pc.kv_heads) * pc.heads + h) * pc.seq + i; }
+
 #endif

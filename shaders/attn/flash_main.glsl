@@ -158,7 +158,6 @@ void main() {
   const uint wg = gl_WorkGroupSize.x;
   const uint group = pc.heads / pc.kv_heads;
   const uint rows = group * pc.seq;  // query rows reading this kv head
-  const uint b = gl_WorkGroupID.y / pc.kv_heads;
   const uint kvh = gl_WorkGroupID.y % pc.kv_heads;
   const uint kv_row0 = gl_WorkGroupID.y * pc.kv_seq;  // row of key 0 in k and v
 
@@ -215,7 +214,7 @@ void main() {
     attn_h[r] = kvh * group + rr % group;
     attn_qpos[r] = i + pc.kv_seq - pc.seq;  // i' = i + M - N
 #endif
-    const uint qbase = ((b * pc.heads + attn_h[r]) * pc.seq + i) * HEAD_DIM;
+    const uint qbase = attn_q_row(attn_h[r], i) * HEAD_DIM;
     [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] = ATTN_LOAD_CHUNK(q, q_c, qbase, c);
 #if ATTN_PARTS > 1
     ATTN_FOR_EXTRA_PARTS(p) {
@@ -273,16 +272,16 @@ void main() {
     if (DIRECT) {
       const uint row = row0 + r * row_step;
       if (row >= rows) break;
-      qrow = (b * pc.heads + attn_h[r]) * pc.seq + row / group;
+      qrow = attn_q_row(attn_h[r], row / group);
     } else {
       const uint pr = row0 + r;
       if (pr / np >= group || pr % np >= pc.seq) break;  // idle slots are the last ones
-      qrow = (b * pc.heads + attn_h[r]) * pc.seq + pr % np;
+      qrow = attn_q_row(attn_h[r], pr % np);
     }
 #else
     const uint row = row0 + r * row_step;
     if (row >= rows) break;
-    const uint qrow = (b * pc.heads + attn_h[r]) * pc.seq + row / group;
+    const uint qrow = attn_q_row(attn_h[r], row / group);
 #endif
     if (pc.splits > 1) {
       const uint prow = split * pc.total_rows + qrow;

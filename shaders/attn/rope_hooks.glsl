@@ -68,6 +68,7 @@ vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
 // 2048 (each K tile once per workgroup of rows, and the q rows' rotation
 // code slowed the whole fold); DIRECT is a specialization constant, so the
 // staged pipeline holds no rotation code.
+
 // cos and sin of every pair's angle at one position, for a whole row, so
 // that each is computed once per row (an element and its partner share it).
 // Unrolled like everything indexed by dims: a rolled loop would make these
@@ -108,8 +109,7 @@ layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer KRot { float k_r
 layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer KRotV { vec4 k_rot_c[]; };
 vec4 rope_k_rotated(uint c, uint base) { return ATTN_LOAD_CHUNK(k_rot, k_rot_c, ATTN_EXTRA_OFF(2, 4u) + base, c); }
 void rope_q_rotated(uint r, uint h, uint qpos) {
-  const uint b = gl_WorkGroupID.y / pc.kv_heads;  // the flash grid's y is batch * kv head
-  const uint base = ((b * pc.heads + h) * pc.seq + qpos - (pc.kv_seq - pc.seq)) * HEAD_DIM;
+  const uint base = attn_q_row(h, qpos - (pc.kv_seq - pc.seq)) * HEAD_DIM;
   [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] = ATTN_LOAD_CHUNK(q_rot, q_rot_c, ATTN_EXTRA_OFF(1, 4u) + base, c);
 }
 void rope_row_state(uint r, uint h, uint qpos) {

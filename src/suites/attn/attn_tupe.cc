@@ -16,7 +16,7 @@ namespace {
 // bound after the T5 bias).
 class UntiedPositions : public AttnTerm {
  public:
-  UntiedPositions(const AttnShape& s, bool flash) : shape_(s), flash_(flash) {}
+  explicit UntiedPositions(const AttnShape& s) : shape_(s) {}
 
   std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
@@ -63,14 +63,13 @@ class UntiedPositions : public AttnTerm {
 
  private:
   AttnShape shape_;
-  bool flash_;
 };
 
 class AttnTupeCase : public AttnCase {
  public:
   explicit AttnTupeCase(const Params& p) : AttnCase(p) {
     add_term(std::make_unique<T5Bias>(p, shape_));
-    add_term(std::make_unique<UntiedPositions>(shape_, flash_));
+    add_term(std::make_unique<UntiedPositions>(shape_));
     plan();
   }
 
