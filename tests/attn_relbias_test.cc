@@ -290,6 +290,35 @@ TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
   }
 }
 
+TEST(RelBiasGpu, DebertaPrePassStoresFourColumnsWhereTheWidthAllows) {
+  // S 8 at N = M = 40: P 16 saturates idx at both ends (R = 2S = 16 kr/qr
+  // rows, vec4 stores); P 64 does not (R = 15, odd: one column a store).
+  // Both validate, MHA and GQA.
+  for (const auto& [max_pos, cols4] : std::vector<std::pair<const char*, uint32_t>>{{"16", 1}, {"64", 0}}) {
+    for (const char* kv_heads : {"4", "2"}) {
+      SCOPED_TRACE(std::string("max_relative_positions=") + max_pos + " kv_heads=" + kv_heads);
+      const CaseResult r = test::run_case("attn.deberta", {{"impl", "flash"},
+                                                           {"seq", "40"},
+                                                           {"heads", "4"},
+                                                           {"kv_heads", kv_heads},
+                                                           {"dim", "16"},
+                                                           {"position_buckets", "8"},
+                                                           {"max_relative_positions", max_pos}});
+      ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+      int found = 0;
+      for (const PipelineRecord& p : r.pipelines) {
+        if (p.shader != "attn_deberta_rel") continue;
+        for (const auto& [name, value] : p.spec_constants) {
+          if (name != "COLS4") continue;
+          EXPECT_EQ(value, cols4);
+          ++found;
+        }
+      }
+      EXPECT_EQ(found, 1);
+    }
+  }
+}
+
 TEST(RelBiasFlashPlan, StaysUnderLlvmpipesLoopBudget) {
   // The hooks add no rolled loops (everything per key is unrolled), so the
   // core's accounting holds; checked at long prefill and long decode.

@@ -21,6 +21,12 @@ layout(constant_id = 1) const uint HEAD_DIM = 64;
 layout(constant_id = 2) const bool VEC4 = true;  // HEAD_DIM % 4 == 0
 layout(constant_id = 3) const uint ROWS = 1;     // rows of x per invocation
 layout(constant_id = 4) const bool X_IN_REGS = true;  // hold the rows of x in registers (else: ROWS == 1)
+// The host's promise that the width and every z group's columns are
+// multiples of 4: then each row's results go out four columns to a vec4
+// store. On CPU devices a store whose address differs between invocations
+// is a loop over the lanes: attn.deberta 3% faster at N = M = 2048
+// (docs/attention-kernels.md, "DeBERTa's tables").
+layout(constant_id = 5) const bool COLS4 = false;
 const uint D4 = (HEAD_DIM + 3) / 4;
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };  // q [B,H,N,D] or k [B,Hkv,M,D]
@@ -28,6 +34,7 @@ layout(std430, binding = 0) readonly buffer XV { STORAGE_VEC4 x_c[]; };
 layout(std430, binding = 1) readonly buffer Rel { STORAGE_T rel[]; };  // kr or qr [H, 2S, D]
 layout(std430, binding = 1) readonly buffer RelV { STORAGE_VEC4 rel_c[]; };
 layout(std430, binding = 2) writeonly buffer Table { float table[]; };  // [B, H, rows, width]
+layout(std430, binding = 2) writeonly buffer Table4 { vec4 table4[]; };
 
 layout(push_constant) uniform Push {
   uint heads;     // H
@@ -65,6 +72,25 @@ void main() {
   const uint w0 = gl_WorkGroupID.z * pc.columns;
   const uint w1 = min(pc.width, w0 + pc.columns);
   const uint out0 = (gl_WorkGroupID.y * pc.rows + row0) * pc.width;
+  if (COLS4 && X_IN_REGS) {
+    for (uint w = w0; w < w1; w += 4) {
+      const uint rbase = (h * pc.two_s + pc.idx_lo + w) * HEAD_DIM;
+      vec4 acc[ROWS];
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] = vec4(0.0);
+      [[unroll]] for (uint c = 0; c < D4; ++c) {
+        const vec4 r0 = CHUNK(rel, rel_c, rbase, c), r1 = CHUNK(rel, rel_c, rbase + HEAD_DIM, c);
+        const vec4 r2 = CHUNK(rel, rel_c, rbase + 2 * HEAD_DIM, c), r3 = CHUNK(rel, rel_c, rbase + 3 * HEAD_DIM, c);
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+          const vec4 xc = xr[r * D4 + c];
+          acc[r] += vec4(dot(xc, r0), dot(xc, r1), dot(xc, r2), dot(xc, r3));
+        }
+      }
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        if (row0 + r * wg < pc.rows) table4[(out0 + r * wg * pc.width + w) / 4] = acc[r];
+      }
+    }
+    return;
+  }
   for (uint w = w0; w < w1; ++w) {
     const uint rbase = (h * pc.two_s + pc.idx_lo + w) * HEAD_DIM;
     float acc[ROWS];

@@ -205,7 +205,9 @@ class DisentangledTerms : public AttnTerm {
     const int64_t row_groups = row_tiles * s.batch * s.heads;
     const int64_t chunks = std::clamp<int64_t>(ceil_div(kTableTargetGroups, row_groups), 1,
                                                std::max<int64_t>(1, rows_.width / kTableMinColumns));
-    const int64_t columns = ceil_div(rows_.width, chunks);
+    // Columns in fours where the width allows (the shader's COLS4).
+    const bool cols4 = rows_.width % 4 == 0;
+    const int64_t columns = cols4 ? ceil_div(ceil_div(rows_.width, chunks), 4) * 4 : ceil_div(rows_.width, chunks);
     // One loop over the columns per invocation (2S <= 8192 of them).
     if (LaunchPlanner::loop_cost(static_cast<uint64_t>(columns)) > rec.launch().max_loop_iterations()) {
       throw Unsupported(fmt::format("deberta: {} table columns per invocation exceed the loop budget", columns));
@@ -228,7 +230,8 @@ class DisentangledTerms : public AttnTerm {
         .constant("HEAD_DIM", static_cast<uint32_t>(s.dim))
         .constant("VEC4", s.dim % 4 == 0 ? 1u : 0u)
         .constant("ROWS", slots)
-        .constant("X_IN_REGS", x_in_regs ? 1u : 0u);
+        .constant("X_IN_REGS", x_in_regs ? 1u : 0u)
+        .constant("COLS4", cols4 ? 1u : 0u);
     d.push = push;
     d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.heads),
                 static_cast<uint32_t>(ceil_div(rows_.width, columns))};
