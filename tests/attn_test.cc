@@ -492,6 +492,41 @@ TEST(AttnGpu, RopeOnCpuDevicesReadsTheRotatedCopiesWhenStaged) {
   }
 }
 
+TEST(AttnGpu, RopeDeclaresItsRotatedCopiesOnlyWhereTheRunReadsThem) {
+  // Full size where the run rotates q and k into f32 copies first (naive;
+  // flash staged on a CPU device), one element where the fused kernel
+  // rotates them itself (decode; GPUs); declared full size until configured.
+  GpuContext& desktop = test::gpu_as("desktop-gpu");
+  for (const char* impl : {"flash", "naive"}) {
+    for (const char* seq : {"1", "300"}) {
+      const Axes axes{{"impl", impl}, {"seq", seq}, {"kv_seq", "333"}, {"heads", "4"}, {"kv_heads", "2"}, {"dim", "64"}};
+      const int64_t n = std::stoll(seq);
+      const std::vector<int64_t> q_full{1, 4, n, 64}, k_full{1, 2, 333, 64}, one{1};
+      auto shape = [](const Case& c, const std::string& name) {
+        for (const TensorDesc& t : c.tensors()) {
+          if (t.name == name) return t.shape;
+        }
+        return std::vector<int64_t>{};
+      };
+      for (const auto& [device, cpu] : {std::make_pair(&test::gpu(), true), std::make_pair(&desktop, false)}) {
+        SCOPED_TRACE(fmt::format("{} seq={} {}", impl, seq, cpu ? "lavapipe" : "desktop-gpu"));
+        auto c = test::make_case("attn.rope", axes);
+        EXPECT_EQ(shape(*c, "q_rot"), q_full);
+        c->configure(device->launch());
+        const bool copies = std::string(impl) == "naive" || (cpu && n > 1);
+        EXPECT_EQ(shape(*c, "q_rot"), copies ? q_full : one);
+        EXPECT_EQ(shape(*c, "k_rot"), copies ? k_full : one);
+      }
+    }
+  }
+  // The GPU kernel runs with the one-element copies bound.
+  const auto results = test::run_cases(
+      "attn.rope", {{"impl", "flash"}, {"seq", "1,300"}, {"kv_seq", "333"}, {"heads", "4"}, {"kv_heads", "2"}}, {},
+      &desktop);
+  ASSERT_EQ(results.size(), 2u);
+  for (const CaseResult& r : results) EXPECT_EQ(r.status, CaseStatus::kOk) << r.reason;
+}
+
 // ---- GPU: naive and flash on the same inputs ---------------------------------
 
 TEST(AttnGpu, NaiveAndFlashAgreeOnTheSameInputs) {

@@ -131,6 +131,11 @@ class Reference {
 class Case {
  public:
   virtual ~Case() = default;
+  // The device the case is about to run on, before tensors(): a case whose
+  // scratch tensors serve a path only some devices take (CPU devices) sizes
+  // them here. Without a call (plans, tests of the declaration) every path's
+  // tensors are declared at full size.
+  virtual void configure(const LaunchPlanner& launch) {}
   // Every tensor the case uses, in a stable order; spec tensors carry the
   // names of encodings.md.
   virtual std::vector<TensorDesc> tensors() const = 0;

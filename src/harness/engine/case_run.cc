@@ -192,6 +192,7 @@ bool CaseRun::compile() {
 void CaseRun::build_and_check() {
   const Params& p = result_.params;
   case_ = variant_.make(p);
+  case_->configure(ctx_.launch());
   descs_ = case_->tensors();
   layout_ = tensor_layout(descs_);
   result_.cost = case_->cost();

@@ -210,8 +210,8 @@ class AttnCase : public Case {
   // The variant's terms, in binding order (attn_term.h); the constructor
   // adds them before plan().
   template <class Term>
-  const Term& add_term(std::unique_ptr<Term> term) {
-    const Term& added = *term;
+  Term& add_term(std::unique_ptr<Term> term) {
+    Term& added = *term;
     terms_.push_back(std::move(term));
     return added;
   }

@@ -10,7 +10,9 @@
 // (f16) over attn.nope at N = M = 2048 on lavapipe. Decode (direct) and GPUs
 // rotate inside the fused kernel, where the rotation rides the loads: the
 // pre-pass had cost decode, which folds each key once, 5.8x nope's time (N =
-// 1, M = 8192, f32). Those runs leave the copies unused.
+// 1, M = 8192, f32). Those runs declare the copies with one element
+// (AttnRopeCase::configure): at N = 8192, H 32, D 128 they would hold 128
+// MiB of q alone.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -35,11 +37,17 @@ class RotaryQK : public AttnTerm {
         // Dynamic NTK's L: the keys span M positions.
         inv_freq_(rope_inv_freq(spec_, s.kv_seq)) {}
 
+  // Whether the run reads the f32 copies (declared full size until told).
+  void set_copies(bool used) { copies_ = used; }
+
   std::vector<TensorDesc> tensors() const override {
     const AttnShape& s = shape_;
+    auto copy = [&](const char* name, std::vector<int64_t> shape, const char* doc) {
+      return tensor(name, TensorRole::kScratch, DType::kF32, copies_ ? std::move(shape) : std::vector<int64_t>{1}, doc);
+    };
     return {tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]"),
-            tensor("q_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"),
-            tensor("k_rot", TensorRole::kScratch, DType::kF32, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]")};
+            copy("q_rot", {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"),
+            copy("k_rot", {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]")};
   }
   void fill(TensorMap& t, Rng&) const override {
     HostTensor& freq = t.at("freq");
@@ -123,6 +131,7 @@ class RotaryQK : public AttnTerm {
   bool flash_;
   RopeSpec spec_;
   std::vector<double> inv_freq_;
+  bool copies_ = true;
 };
 
 class AttnRopeCase : public AttnCase {
@@ -131,10 +140,10 @@ class AttnRopeCase : public AttnCase {
     plan();
   }
 
+  void configure(const LaunchPlanner& launch) override { rotary_.set_copies(!flash_ || prerotates(launch)); }
+
   void record(Recorder& rec) const override {
-    // GPUs, and decode (direct: each key is folded once, so the fused kernel
-    // rotates it as it loads it): the fused kernel alone.
-    if (!(flash_ && rec.launch().is_cpu()) || flash_plan().direct) {
+    if (!flash_ || !prerotates(rec.launch())) {  // naive: AttnCase's pre-pass (record_naive_prepass)
       AttnCase::record(rec);
       return;
     }
@@ -158,7 +167,12 @@ class AttnRopeCase : public AttnCase {
   double qk_max() const override { return rotary_.qk_max(); }
 
  private:
-  const RotaryQK& rotary_;
+  // Flash rotates q and k into the copies first on CPU devices when staged;
+  // GPUs, and decode (direct: each key is folded once, so the fused kernel
+  // rotates it as it loads it), run the fused kernel alone.
+  bool prerotates(const LaunchPlanner& launch) const { return launch.is_cpu() && !flash_plan().direct; }
+
+  RotaryQK& rotary_;
 };
 
 class AttnRope : public Variant {
