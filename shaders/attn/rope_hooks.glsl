@@ -16,44 +16,41 @@ layout(constant_id = 7) const bool ROPE_NEOX = true;  // pair (t, t + R/2), else
 
 layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Freq { uvec2 freq[]; };  // th'_t, [R/2]
 
-#ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
-// Element d of pair t of a row becomes (x_d cos a -+ x_partner sin a) *
-// attention_factor; a gptj partner is in the same chunk, a neox partner (R/2
-// away) is read from the row in memory (buf[base + ...]).
-#define ROPE_ROTATE_ELEMENT(buf, x, u, c, base, cs, sn)                                                \
-  {                                                                                                    \
-    const uint d = 4 * (c) + (u);                                                                      \
-    if (d < ROPE_DIM) {                                                                                \
-      const bool first = ROPE_NEOX ? d < ROPE_DIM / 2 : d % 2 == 0;                                    \
-      const uint t = ROPE_NEOX ? (first ? d : d - ROPE_DIM / 2) : d / 2;                               \
-      const float partner =                                                                            \
-          ROPE_NEOX ? float(buf[(base) + (first ? d + ROPE_DIM / 2 : d - ROPE_DIM / 2)]) : x[(u) ^ 1]; \
-      y[u] = (first ? x[u] * cs - partner * sn : x[u] * cs + partner * sn) * pc.attention_factor;      \
-    }                                                                                                  \
-  }
-
-// A k chunk as it is loaded: its own angles.
-vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
-  vec4 y = x;
-  [[unroll]] for (uint u = 0; u < 4; ++u) {
-    const uint d = 4 * c + u;
-    const uint t = min(ROPE_NEOX ? d % (ROPE_DIM / 2) : d / 2, ROPE_DIM / 2 - 1);
-    const float a = phase_angle(kpos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
-    ROPE_ROTATE_ELEMENT(k, x, u, c, base, cos(a), sin(a))
-  }
-  return y;
+// Dim d < ROPE_DIM of a row: whether it is the first of its pair, the
+// pair's index t (its angle), and its partner dim.
+bool rope_first(uint d) { return ROPE_NEOX ? d < ROPE_DIM / 2 : d % 2 == 0; }
+uint rope_pair(uint d) { return ROPE_NEOX ? d % (ROPE_DIM / 2) : d / 2; }
+uint rope_partner(uint d) { return ROPE_NEOX ? (rope_first(d) ? d + ROPE_DIM / 2 : d - ROPE_DIM / 2) : d ^ 1; }
+// Element x of pair (x, partner) rotated by the pair's angle (cos cs, sin sn),
+// times attention_factor.
+float rope_rotated(bool first, float x, float partner, float cs, float sn) {
+  return (first ? x * cs - partner * sn : x * cs + partner * sn) * pc.attention_factor;
 }
 
-// A lane holds chunks, not rows, so q chunks are rotated like k chunks,
-// each with its own angles and partners from memory.
+#ifdef PEBENCH_ATTN_FLASH_GPU_GLSL
+// Chunk c of a q or k row (buffer buf, row at element base), loaded as x,
+// rotated to pos: each element with its own angle; a gptj partner is in the
+// same chunk, a neox partner (R/2 away) is read from the row in memory.
+#define ROPE_ROTATE_CHUNK(buf, pos, c, x, base)                                                          \
+  {                                                                                                    \
+    [[unroll]] for (uint u = 0; u < 4; ++u) {                                                          \
+      const uint d = 4 * (c) + u;                                                                      \
+      if (d < ROPE_DIM) {                                                                              \
+        const float a = phase_angle(pos, freq[ATTN_EXTRA_OFF(0, 8u) + rope_pair(d)]);                  \
+        const float partner = ROPE_NEOX ? float(buf[(base) + rope_partner(d)]) : x[u ^ 1];             \
+        y[u] = rope_rotated(rope_first(d), x[u], partner, cos(a), sin(a));                             \
+      }                                                                                                \
+    }                                                                                                  \
+  }
+vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
+  vec4 y = x;
+  ROPE_ROTATE_CHUNK(k, kpos, c, x, base)
+  return y;
+}
+// A lane holds chunks, not rows, so q chunks are rotated like k chunks.
 vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
   vec4 y = x;
-  [[unroll]] for (uint u = 0; u < 4; ++u) {
-    const uint d = 4 * c + u;
-    const uint t = min(ROPE_NEOX ? d % (ROPE_DIM / 2) : d / 2, ROPE_DIM / 2 - 1);
-    const float a = phase_angle(qpos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
-    ROPE_ROTATE_ELEMENT(q, x, u, c, base, cos(a), sin(a))
-  }
+  ROPE_ROTATE_CHUNK(q, qpos, c, x, base)
   return y;
 }
 #define GPU_Q_CHUNK(c, x, base, qpos) rope_q_chunk(qpos, c, x, base)
@@ -91,13 +88,9 @@ void rope_angles(uint pos) {
     vec4 raw[D4P];                                                                                      \
     [[unroll]] for (uint c = 0; c < D4P; ++c) raw[c] = row[(off) + c];                                  \
     [[unroll]] for (uint d = 0; d < ROPE_DIM; ++d) {                                                    \
-      const bool first = ROPE_NEOX ? d < ROPE_DIM / 2 : d % 2 == 0;                                     \
-      const uint t = ROPE_NEOX ? (first ? d : d - ROPE_DIM / 2) : d / 2;                                \
-      const uint p = ROPE_NEOX ? (first ? d + ROPE_DIM / 2 : d - ROPE_DIM / 2) : d ^ 1;                 \
-      const float x = raw[d / 4][d % 4], partner = raw[p / 4][p % 4];                                   \
-      row[(off) + d / 4][d % 4] =                                                                       \
-          (first ? x * rope_cos[t] - partner * rope_sin[t] : x * rope_cos[t] + partner * rope_sin[t]) * \
-          pc.attention_factor;                                                                          \
+      const uint p = rope_partner(d), t = rope_pair(d);                                                 \
+      row[(off) + d / 4][d % 4] = rope_rotated(rope_first(d), raw[d / 4][d % 4], raw[p / 4][p % 4],     \
+                                               rope_cos[t], rope_sin[t]);                               \
     }                                                                                                   \
   }
 void rope_q_row(uint r, uint qpos) { ROPE_ROTATE_ROW(attn_q, r * D4P, qpos) }
