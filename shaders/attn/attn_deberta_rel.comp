@@ -24,7 +24,7 @@ layout(constant_id = 4) const bool X_IN_REGS = true;  // hold the rows of x in r
 // The host's promise that the width and every z group's columns are
 // multiples of 4: then each row's results go out four columns to a vec4
 // store. On CPU devices a store whose address differs between invocations
-// is a loop over the lanes: attn.deberta 3% faster at N = M = 2048
+// is a loop over the lanes: attn.deberta 1-3% faster at N = M = 2048
 // (docs/attention-kernels.md, "DeBERTa's tables").
 layout(constant_id = 5) const bool COLS4 = false;
 const uint D4 = (HEAD_DIM + 3) / 4;
