@@ -276,7 +276,7 @@ TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
     ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
     int prepasses = 0, found = 0;
     for (const PipelineRecord& p : r.pipelines) {
-      if (p.shader != "attn_deberta_rel") continue;
+      if (p.shader.rfind("attn_deberta_rel", 0) != 0) continue;
       ++prepasses;  // both tables share one pipeline
       for (const auto& [name, value] : p.spec_constants) {
         if (name == "ROWS") {
@@ -292,29 +292,43 @@ TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
 
 TEST(RelBiasGpu, DebertaPrePassStoresFourColumnsWhereTheWidthAllows) {
   // S 8 at N = M = 40: P 16 saturates idx at both ends (R = 2S = 16 kr/qr
-  // rows, vec4 stores); P 64 does not (R = 15, odd: one column a store).
-  // Both validate, MHA and GQA.
+  // rows, vec4 stores, and on lavapipe the shuffle build that reads each rel
+  // chunk in one lane); P 64 does not (R = 15, odd: one column a store, the
+  // plain build). Both validate, MHA and GQA. A GPU plan keeps the plain
+  // build either way.
   for (const auto& [max_pos, cols4] : std::vector<std::pair<const char*, uint32_t>>{{"16", 1}, {"64", 0}}) {
     for (const char* kv_heads : {"4", "2"}) {
-      SCOPED_TRACE(std::string("max_relative_positions=") + max_pos + " kv_heads=" + kv_heads);
-      const CaseResult r = test::run_case("attn.deberta", {{"impl", "flash"},
-                                                           {"seq", "40"},
-                                                           {"heads", "4"},
-                                                           {"kv_heads", kv_heads},
-                                                           {"dim", "16"},
-                                                           {"position_buckets", "8"},
-                                                           {"max_relative_positions", max_pos}});
-      ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
-      int found = 0;
-      for (const PipelineRecord& p : r.pipelines) {
-        if (p.shader != "attn_deberta_rel") continue;
-        for (const auto& [name, value] : p.spec_constants) {
-          if (name != "COLS4") continue;
-          EXPECT_EQ(value, cols4);
-          ++found;
+      for (const bool gpu_plan : {false, true}) {
+        SCOPED_TRACE(std::string("max_relative_positions=") + max_pos + " kv_heads=" + kv_heads +
+                     (gpu_plan ? " desktop-gpu" : " lavapipe"));
+        const std::vector<CaseResult> results =
+            test::run_cases("attn.deberta",
+                            {{"impl", "flash"},
+                             {"seq", "40"},
+                             {"heads", "4"},
+                             {"kv_heads", kv_heads},
+                             {"dim", "16"},
+                             {"position_buckets", "8"},
+                             {"max_relative_positions", max_pos}},
+                            {}, gpu_plan ? &test::gpu_as("desktop-gpu") : nullptr);
+        ASSERT_EQ(results.size(), 1u);
+        const CaseResult& r = results[0];
+        ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+        const bool shuffle = cols4 == 1 && !gpu_plan;
+        int found = 0;
+        for (const PipelineRecord& p : r.pipelines) {
+          if (p.shader.rfind("attn_deberta_rel", 0) != 0) continue;
+          EXPECT_EQ(p.shader, shuffle ? "attn_deberta_rel_shuffle" : "attn_deberta_rel");
+          for (const auto& [name, value] : p.spec_constants) {
+            if (name == "COLS4") {
+              EXPECT_EQ(value, cols4);
+              ++found;
+            }
+            if (name == "SHUFFLE") EXPECT_EQ(value, test::gpu().info().subgroup.size);
+          }
         }
+        EXPECT_EQ(found, 1);
       }
-      EXPECT_EQ(found, 1);
     }
   }
 }

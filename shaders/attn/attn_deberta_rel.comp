@@ -1,4 +1,5 @@
 #version 450
+// pebench-build: shuffle REL_SHUFFLE
 // attn.deberta pre-pass: one of DeBERTa's position tables, as HF computes
 // them with a matmul before gathering (encodings.md section 3):
 //   c2p[b,h,i,w] = scale q[b,h,i] . kr[h, idx_lo + w]      (x = q, rel = kr)
@@ -12,8 +13,12 @@
 // keeps this pass small next to the attention). On a GPU a long row held in
 // registers spills (D 256: 64 vec4 = every VGPR), so there X_IN_REGS = false
 // reads the row's chunks as the columns need them: one row per invocation,
-// re-read from the cache for every column.
+// re-read from the cache for every column. CPU devices take the shuffle
+// build where the width allows four columns at a time (REL_SHUFFLE, below).
 #extension GL_EXT_control_flow_attributes : require
+#ifdef REL_SHUFFLE
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 #include "common/storage.glsl"
 
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
@@ -28,6 +33,21 @@ layout(constant_id = 4) const bool X_IN_REGS = true;  // hold the rows of x in r
 // (docs/attention-kernels.md, "DeBERTa's tables").
 layout(constant_id = 5) const bool COLS4 = false;
 const uint D4 = (HEAD_DIM + 3) / 4;
+#ifdef REL_SHUFFLE
+// The shuffle build (CPU devices, COLS4, full subgroups): the subgroup size.
+// Lane l reads chunks g * SHUFFLE + l of each of the four rel rows, and
+// subgroupShuffle hands every lane the chunk it needs. Inside the column
+// loop llvmpipe reads a buffer one lane at a time, so reading every chunk
+// in every lane cost 16 accesses a row against 2 (D 64): attn.deberta
+// 307-312 against 327-330 ms at N = M = 2048 (docs/attention-kernels.md,
+// "DeBERTa's tables").
+layout(constant_id = 6) const uint SHUFFLE = 8;
+const uint REL_GROUPS = (D4 + SHUFFLE - 1) / SHUFFLE;
+#define REL_CHUNK(q, c) subgroupShuffle(rg[(q) * REL_GROUPS + (c) / SHUFFLE], (c) % SHUFFLE)
+#else
+const uint REL_GROUPS = 1;
+#define REL_CHUNK(q, c) CHUNK(rel, rel_c, rbase + (q) * HEAD_DIM, c)
+#endif
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };  // q [B,H,N,D] or k [B,Hkv,M,D]
 layout(std430, binding = 0) readonly buffer XV { STORAGE_VEC4 x_c[]; };
@@ -77,9 +97,16 @@ void main() {
       const uint rbase = (h * pc.two_s + pc.idx_lo + w) * HEAD_DIM;
       vec4 acc[ROWS];
       [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] = vec4(0.0);
+#ifdef REL_SHUFFLE
+      vec4 rg[4 * REL_GROUPS];
+      [[unroll]] for (uint q = 0; q < 4; ++q) {
+        [[unroll]] for (uint g = 0; g < REL_GROUPS; ++g) {
+          rg[q * REL_GROUPS + g] = CHUNK(rel, rel_c, rbase + q * HEAD_DIM, min(g * SHUFFLE + gl_SubgroupInvocationID, D4 - 1));
+        }
+      }
+#endif
       [[unroll]] for (uint c = 0; c < D4; ++c) {
-        const vec4 r0 = CHUNK(rel, rel_c, rbase, c), r1 = CHUNK(rel, rel_c, rbase + HEAD_DIM, c);
-        const vec4 r2 = CHUNK(rel, rel_c, rbase + 2 * HEAD_DIM, c), r3 = CHUNK(rel, rel_c, rbase + 3 * HEAD_DIM, c);
+        const vec4 r0 = REL_CHUNK(0, c), r1 = REL_CHUNK(1, c), r2 = REL_CHUNK(2, c), r3 = REL_CHUNK(3, c);
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
           const vec4 xc = xr[r * D4 + c];
           acc[r] += vec4(dot(xc, r0), dot(xc, r1), dot(xc, r2), dot(xc, r3));

@@ -145,6 +145,10 @@ int64_t flash_cpu_row_budget(const AttnShape& s, int64_t parts) {
   return s.score_work() >= kFlashCpuLargeWork && parts == 1 ? kFlashCpuRowChunksLarge : kFlashCpuRowChunks;
 }
 
+bool cpu_shuffles_fit(bool shuffle, uint32_t size, uint32_t min_size, uint32_t invocations) {
+  return shuffle && (min_size == 0 || min_size == size) && size > 1 && invocations % size == 0;
+}
+
 int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts) {
   return std::clamp<int64_t>(flash_cpu_row_budget(s, parts) / std::max<int64_t>(1, d4 * parts), 1,
                              kFlashCpuMaxRowSlots);
@@ -190,8 +194,7 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   }
   // Tile chunks shared out by shuffles: only where every subgroup is full and
   // has a size the shader can know (no variable subgroup size).
-  const bool fixed_subgroup = dev.min_subgroup == 0 || dev.min_subgroup == dev.subgroup;
-  if (plan.cpu_tile_shuffle && dev.shuffle && fixed_subgroup && dev.subgroup > 1 && t.invocations % dev.subgroup == 0) {
+  if (plan.cpu_tile_shuffle && cpu_shuffles_fit(dev.shuffle, dev.subgroup, dev.min_subgroup, t.invocations)) {
     t.tile_shuffle = dev.subgroup;
   }
   return t;

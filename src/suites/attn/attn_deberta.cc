@@ -221,8 +221,15 @@ class DisentangledTerms : public AttnTerm {
         .u32(static_cast<uint32_t>(rows_.width))
         .u32(static_cast<uint32_t>(columns))
         .f32(static_cast<float>(s.scale));
+    // CPU devices, four columns at a time: each lane reads its share of the
+    // rel rows' chunks and shuffles hand them round (the shader's shuffle
+    // build).
+    const SubgroupInfo& sg = rec.subgroup();
+    const bool shuffle = cpu && cols4 &&
+                         cpu_shuffles_fit((sg.supported_operations & kSubgroupFeatureShuffle) != 0, sg.size,
+                                          sg.min_size, wg);
     Dispatch d;
-    d.shader = "attn_deberta_rel";
+    d.shader = shuffle ? "attn_deberta_rel_shuffle" : "attn_deberta_rel";
     d.buffers = {x, rel, out};
     // GPUs: a row longer than 32 chunks held in registers spills (navi21, D 256).
     const bool x_in_regs = cpu || d4 <= 32;
@@ -232,6 +239,7 @@ class DisentangledTerms : public AttnTerm {
         .constant("ROWS", slots)
         .constant("X_IN_REGS", x_in_regs ? 1u : 0u)
         .constant("COLS4", cols4 ? 1u : 0u);
+    if (shuffle) d.constant("SHUFFLE", sg.size);
     d.push = push;
     d.groups = {static_cast<uint32_t>(row_tiles), static_cast<uint32_t>(s.batch * s.heads),
                 static_cast<uint32_t>(ceil_div(rows_.width, columns))};
