@@ -30,7 +30,7 @@ layout(constant_id = 6) const bool DEB_C2P_TABLE = true;
 layout(constant_id = 7) const bool DEB_P2C_TABLE = true;
 // The flash grid's y is batch * kv head (flash_main.glsl).
 uint deberta_batch() { return gl_WorkGroupID.y / pc.kv_heads; }
-uint deberta_q_row(uint r, uint h, uint qpos) { return attn_q_row(h, qpos - (pc.kv_seq - pc.seq)); }
+uint deberta_q_row(uint r, uint h, uint qpos) { return attn_q_row_at(h, qpos); }
 #else
 const bool DEB_C2P_TABLE = true;
 const bool DEB_P2C_TABLE = true;

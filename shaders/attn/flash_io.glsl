@@ -48,5 +48,7 @@ layout(push_constant) uniform Push {
 // The row of q and o (B*H*N rows) of query head h at query index i (i' = i +
 // M - N) in this workgroup's batch: the flash grid's y is batch * kv head.
 uint attn_q_row(uint h, uint i) { return ((gl_WorkGroupID.y / pc.kv_heads) * pc.heads + h) * pc.seq + i; }
+// The same row by query position qpos = i'.
+uint attn_q_row_at(uint h, uint qpos) { return attn_q_row(h, qpos - (pc.kv_seq - pc.seq)); }
 
 #endif

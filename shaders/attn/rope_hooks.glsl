@@ -102,7 +102,7 @@ layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer KRot { float k_r
 layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer KRotV { vec4 k_rot_c[]; };
 vec4 rope_k_rotated(uint c, uint base) { return ATTN_LOAD_CHUNK(k_rot, k_rot_c, ATTN_EXTRA_OFF(2, 4u) + base, c); }
 void rope_q_rotated(uint r, uint h, uint qpos) {
-  const uint base = attn_q_row(h, qpos - (pc.kv_seq - pc.seq)) * HEAD_DIM;
+  const uint base = attn_q_row_at(h, qpos) * HEAD_DIM;
   [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + c] = ATTN_LOAD_CHUNK(q_rot, q_rot_c, ATTN_EXTRA_OFF(1, 4u) + base, c);
 }
 void rope_row_state(uint r, uint h, uint qpos) {

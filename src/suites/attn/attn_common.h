@@ -173,12 +173,12 @@ constexpr uint32_t kFlashGpuInvocations = 128;
 // part), and the query rows per flash invocation for rows of d4 * parts vec4
 // chunks (q, and the accumulator as many again) within it.
 int64_t flash_cpu_row_budget(const AttnShape& s, int64_t parts);
+int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts);
 // Whether a CPU kernel may hand chunks between lanes with subgroupShuffle,
 // the subgroup size a constant: the device has shuffles (`shuffle`), one
 // fixed subgroup size (`min_size` 0 or `size`: no size control that could
 // change it) and `invocations` fills whole subgroups.
 bool cpu_shuffles_fit(bool shuffle, uint32_t size, uint32_t min_size, uint32_t invocations);
-int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts);
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
 
