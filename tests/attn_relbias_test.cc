@@ -16,6 +16,7 @@
 
 #include "attn_test_util.h"
 #include "harness/contract/registry.h"
+#include "harness/engine/device_profile.h"
 #include "harness/engine/sweep.h"
 #include "suites/attn/attn_common.h"
 #include "suites/common/rel_buckets.h"
@@ -264,6 +265,108 @@ TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   EXPECT_EQ(tensor_shape(*flash.variant->make(flash.params), "c2p"), (std::vector<int64_t>{1}));
 }
 
+TEST(DebertaTables, CpuDevicesTakeATableWhereItSavesADotAScoreOrMore) {
+  // On a CPU device a table may hold up to 8 dots for each score's one
+  // (kCpuTableDotsPerScore): N = M = 128, R = 255 > M, both tables (a GPU:
+  // neither); N = 20 against M = 700, R = 275: c2p (R < 8 M) but p2c per
+  // score (R >= 8 N); decode as on a GPU. A table past the device's storage
+  // range is computed per score there too.
+  struct Want {
+    Axes axes;
+    std::vector<int64_t> cpu_c2p, cpu_p2c, gpu_c2p, gpu_p2c;
+  };
+  const std::vector<Want> wants{
+      {{{"seq", "128"}, {"heads", "2"}}, {1, 2, 128, 255}, {1, 2, 128, 255}, {1}, {1}},
+      {{{"seq", "20"}, {"kv_seq", "700"}, {"heads", "2"}}, {1, 2, 20, 275}, {1}, {1, 2, 20, 275}, {1}},
+      {{{"seq", "1"}, {"kv_seq", "700"}, {"heads", "2"}}, {1, 2, 1, 256}, {1}, {1, 2, 1, 256}, {1}},
+  };
+  DeviceProfile small = load_profile("desktop-gpu");
+  small.name = "desktop-gpu as a CPU with 64 KiB storage buffers";
+  small.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  small.limits["maxStorageBufferRange"] = {65536};
+  for (const auto& w : wants) {
+    Axes axes = w.axes;
+    axes["impl"] = "flash";
+    const auto plan = test::plan_one("attn.deberta", axes);
+    ASSERT_EQ(plan.rejected, "");
+    const auto cpu = plan.variant->make(plan.params);
+    cpu->configure(test::gpu().launch());
+    EXPECT_EQ(tensor_shape(*cpu, "c2p"), w.cpu_c2p) << plan.params.canonical();
+    EXPECT_EQ(tensor_shape(*cpu, "p2c"), w.cpu_p2c) << plan.params.canonical();
+    const auto gpu = plan.variant->make(plan.params);
+    gpu->configure(test::gpu_as("desktop-gpu").launch());
+    EXPECT_EQ(tensor_shape(*gpu, "c2p"), w.gpu_c2p) << plan.params.canonical();
+    EXPECT_EQ(tensor_shape(*gpu, "p2c"), w.gpu_p2c) << plan.params.canonical();
+    const auto limited = plan.variant->make(plan.params);
+    limited->configure(test::gpu_as(small).launch());
+    for (const char* table : {"c2p", "p2c"}) {
+      const std::vector<int64_t> shape = tensor_shape(*limited, table);
+      int64_t bytes = 4;
+      for (int64_t d : shape) bytes *= d;
+      EXPECT_TRUE(shape == std::vector<int64_t>{1} || bytes <= 65536) << table << " " << plan.params.canonical();
+    }
+  }
+  const auto big = test::plan_one("attn.deberta", {{"impl", "flash"}, {"seq", "128"}, {"heads", "64"}});
+  const auto limited = big.variant->make(big.params);
+  limited->configure(test::gpu_as(small).launch());
+  EXPECT_EQ(tensor_shape(*limited, "c2p"), (std::vector<int64_t>{1}));  // 64 x 128 x 255 x 4 bytes
+}
+
+TEST(RelBiasGpu, DebertaCpuKernelValidatesWithAndWithoutTables) {
+  // The CPU kernel's per-score terms: N = 20 against M = 700 on lavapipe
+  // (staged, p2c per score: no p2c table, so the key's chunks are read in
+  // every lane, TILE_SHUFFLE 0) and, under a CPU profile whose storage
+  // buffers hold 8 KiB, N = 37 against M = 50 with both terms per score
+  // (c2p 9.5 KiB, p2c 12.8 KiB); lavapipe validates both.
+  const CaseResult r = test::run_case(
+      "attn.deberta",
+      {{"impl", "flash"}, {"seq", "20"}, {"kv_seq", "700"}, {"heads", "2"}, {"kv_heads", "1"}, {"dim", "16"}});
+  ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+  const auto flash = std::find_if(r.pipelines.begin(), r.pipelines.end(),
+                                  [](const PipelineRecord& p) { return p.shader == "attn_flash_deberta"; });
+  ASSERT_NE(flash, r.pipelines.end());
+  const auto& sc = flash->spec_constants;
+  for (const auto& want : {std::pair<std::string, uint32_t>{"DEB_C2P_TABLE", 1},
+                           {"DEB_P2C_TABLE", 0},
+                           {"DIRECT", 0},
+                           {"TILE_SHUFFLE", 0}}) {
+    EXPECT_NE(std::find(sc.begin(), sc.end(), want), sc.end()) << want.first;
+  }
+  expect_all_validate("attn.deberta",
+                      {{"impl", "flash"},
+                       {"dtype", "f32,f16"},
+                       {"causal", "0,1"},
+                       {"heads", "2"},
+                       {"kv_heads", "1"},
+                       {"seq", "20"},
+                       {"kv_seq", "700"},
+                       {"dim", "16"}},
+                      4);
+  DeviceProfile small = load_profile("desktop-gpu");
+  small.name = "desktop-gpu as a CPU with 8 KiB storage buffers";
+  small.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  small.limits["maxStorageBufferRange"] = {8192};
+  GpuContext& ctx = test::gpu_as(small);
+  const Axes axes{{"impl", "flash"},         {"dtype", "f32,f16"},
+                  {"causal", "0,1"},         {"heads", "4"},
+                  {"kv_heads", "1"},         {"seq", "37"},
+                  {"kv_seq", "50"},          {"dim", "8"},
+                  {"position_buckets", "8"}, {"max_relative_positions", "16"}};
+  expect_all_validate("attn.deberta", axes, 4, {}, &ctx);
+  const auto plan = test::plan_one("attn.deberta", {{"impl", "flash"},
+                                                    {"seq", "37"},
+                                                    {"kv_seq", "50"},
+                                                    {"heads", "4"},
+                                                    {"kv_heads", "1"},
+                                                    {"dim", "8"},
+                                                    {"position_buckets", "8"},
+                                                    {"max_relative_positions", "16"}});
+  const auto c = plan.variant->make(plan.params);
+  c->configure(ctx.launch());
+  EXPECT_EQ(tensor_shape(*c, "c2p"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(tensor_shape(*c, "p2c"), (std::vector<int64_t>{1}));
+}
+
 TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
   // The pre-pass keeps only rows of x in registers, so on lavapipe it takes
   // the flash kernel's whole chunk budget for them (128 vec4 chunks below
@@ -393,7 +496,8 @@ TEST(RelBiasGpu, TupeValidates) {
 }
 
 TEST(RelBiasGpu, DebertaValidates) {
-  // Per-score terms (37 x 50), c2p table + per-score p2c (decode 1 x 700).
+  // 37 x 50: per-score terms on a GPU plan, both tables on lavapipe; decode
+  // 1 x 700: c2p table + per-score p2c.
   for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}}, Axes{{"seq", "1"}, {"kv_seq", "700"}}}) {
     Axes axes = kMatrix;
     axes.insert(shape.begin(), shape.end());

@@ -14,6 +14,7 @@ LaunchPlanner::LaunchPlanner(const PhysicalDeviceInfo& info)
       max_size_x_(std::max(1u, info.limits.max_compute_work_group_size[0])),
       max_groups_(std::min<uint32_t>(std::max(1u, info.limits.max_compute_work_group_count[0]), 65535u)),
       subgroup_(std::max(1u, info.subgroup.size)),
+      max_storage_buffer_range_(info.limits.max_storage_buffer_range),
       is_cpu_(info.type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
   items_per_invocation_ = is_cpu_ ? 4 : 1;
   // 65535 minus a margin for the kernel's own short loops.

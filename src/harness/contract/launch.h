@@ -54,6 +54,9 @@ class LaunchPlanner {
   uint32_t max_groups() const { return max_groups_; }
   uint32_t subgroup_size() const { return subgroup_; }
   bool is_cpu() const { return is_cpu_; }
+  // maxStorageBufferRange: the most bytes one storage-buffer binding may
+  // cover (a table a case may choose to write, e.g. DeBERTa's).
+  uint64_t max_storage_buffer_range() const { return max_storage_buffer_range_; }
 
  private:
   uint32_t max_invocations_;
@@ -62,6 +65,7 @@ class LaunchPlanner {
   uint32_t subgroup_;
   uint32_t items_per_invocation_;
   uint64_t max_loop_iterations_;
+  uint64_t max_storage_buffer_range_;
   bool is_cpu_;
 };
 

@@ -230,7 +230,9 @@ void AttnCase::plan() {
   const int64_t slice_bytes = s.seq * s.kv_seq * 4;
   slices_per_pass_ = std::clamp<int64_t>(kScoreScratchBytes / slice_bytes, 1, s.batch * s.heads);
 
-  // Flash: from the parameters alone (see FlashPlan).
+  // Flash: from the parameters and the terms (see FlashPlan); again after a
+  // term changed its choices for the device (Case::configure).
+  flash_plan_ = FlashPlan{};
   FlashPlan& f = flash_plan_;
   const int64_t rows = s.group() * s.seq;
   const FlashHookLoops hooks = term_loops();

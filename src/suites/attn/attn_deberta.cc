@@ -13,6 +13,10 @@
 // (N + M) R D multiply-adds instead of 2 N M D. Otherwise (decode, short
 // sequences) flash computes the term per score from the kr/qr row. naive
 // always uses both tables, as HF does. deberta_hooks.glsl reads either.
+// CPU devices take a table even where it holds more dots than the scores
+// need, up to kCpuTableDotsPerScore of them a score: a dot per score reads
+// its kr/qr row one lane at a time (docs/lavapipe.md), a table's dots share
+// their reads across rows (the choice: Case::configure).
 //
 // idx itself comes from a first pre-pass (attn_deberta_idx.comp): the
 // table deberta_idx [M+N-1] of rel_buckets.glsl's exact deberta_idx per
@@ -31,8 +35,15 @@
 namespace pebench {
 namespace {
 
-// A table is one storage buffer: at most Vulkan's minimum maxStorageBufferRange.
+// A table is one storage buffer: at most Vulkan's minimum maxStorageBufferRange
+// (and the device's, where the case knows its device).
 constexpr int64_t kTableBytes = int64_t{1} << 27;
+// CPU devices: a table's dots a score may save at most. Measured on lavapipe
+// (f32, H 4, D 64, flash): at M = 512 the p2c table (R about 320 rows a key)
+// ran 5 against 7 ms at N = 64 (5 dots a score), 4 against 4 ms at N = 32
+// (10), 4 against 2 ms at N = 16; both tables at N = M = 128 (R = 255) 2
+// against 5 ms, at N = M = 500 (H 8) 39 against 148 ms.
+constexpr int64_t kCpuTableDotsPerScore = 8;
 // Pre-pass: split the columns until about this many workgroups exist.
 constexpr int64_t kTableTargetGroups = 128;
 constexpr int64_t kTableMinColumns = 16;
@@ -60,18 +71,28 @@ struct Tables {
 };
 int64_t c2p_bytes(const Params& p, int64_t width) { return p.i("batch") * p.i("heads") * p.i("seq") * width * 4; }
 int64_t p2c_bytes(const Params& p, int64_t width) { return p.i("batch") * p.i("heads") * p.i("kv_seq") * width * 4; }
-Tables choose_tables(const Params& p) {
+// The device a flash case runs on, as far as the tables go; without one
+// (plans), a GPU's with Vulkan's minimum storage range.
+struct TableDevice {
+  bool cpu = false;
+  int64_t max_bytes = kTableBytes;
+};
+// c2p computes R dots a query row, saving M (one a key); p2c R a key,
+// saving N.
+Tables choose_tables(const Params& p, const TableDevice& dev = {}) {
   if (p.impl() == "naive") return {true, true};
-  const int64_t width = rel_rows(p).width;
-  return {width < p.i("kv_seq") && c2p_bytes(p, width) <= kTableBytes,
-          width < p.i("seq") && p2c_bytes(p, width) <= kTableBytes};
+  const int64_t width = rel_rows(p).width, n = p.i("seq"), m = p.i("kv_seq");
+  const int64_t dots = dev.cpu ? kCpuTableDotsPerScore : 1;
+  const int64_t max_bytes = std::min(kTableBytes, dev.max_bytes);
+  return {width < dots * m && c2p_bytes(p, width) <= max_bytes, width < dots * n && p2c_bytes(p, width) <= max_bytes};
 }
 
 // DeBERTa's c2p and p2c terms (deberta_hooks.glsl), with their pre-passes.
 class DisentangledTerms : public AttnTerm {
  public:
   DisentangledTerms(const Params& p, const AttnShape& s)
-      : shape_(s),
+      : params_(p),
+        shape_(s),
         flash_(p.impl() == "flash"),
         buckets_(static_cast<int>(p.i("position_buckets"))),
         max_position_(static_cast<int>(p.i("max_relative_positions"))),
@@ -79,6 +100,12 @@ class DisentangledTerms : public AttnTerm {
         tables_(choose_tables(p)),
         thresholds_(deberta_log_thresholds(buckets_, max_position_, deberta_idx_threshold_count(buckets_))),
         idx_(deberta_idx_table(s.seq, s.kv_seq, buckets_, max_position_)) {}
+
+  // The tables the device is better off with (choose_tables); the case
+  // plans again after this.
+  void use_device(const LaunchPlanner& launch) {
+    tables_ = choose_tables(params_, {launch.is_cpu(), static_cast<int64_t>(launch.max_storage_buffer_range())});
+  }
 
   bool record_prepass(Recorder& rec) const override {
     record_idx(rec);
@@ -126,7 +153,8 @@ class DisentangledTerms : public AttnTerm {
   }
   // Without the p2c table the score term dots the key's chunks inside the
   // causal branch (attn_k_chunk_at: every lane reads every chunk), and the
-  // core's shuffled reads no longer share those loads: 25% slower at N = 128.
+  // core's shuffled reads no longer share those loads: 25% slower at N = 128
+  // (measured before CPU devices took the p2c table there).
   bool flash_cpu_tile_shuffle() const override { return tables_.p2c; }
 
   // Reference: both terms per score from the pair's q and k rows, straight
@@ -246,6 +274,7 @@ class DisentangledTerms : public AttnTerm {
     rec.dispatch(d);
   }
 
+  Params params_;
   AttnShape shape_;
   bool flash_;
   int buckets_, max_position_;
@@ -257,13 +286,20 @@ class DisentangledTerms : public AttnTerm {
 
 class AttnDebertaCase : public AttnCase {
  public:
-  explicit AttnDebertaCase(const Params& p) : AttnCase(p) {
-    add_term(std::make_unique<DisentangledTerms>(p, shape_));
+  explicit AttnDebertaCase(const Params& p)
+      : AttnCase(p), terms_(add_term(std::make_unique<DisentangledTerms>(p, shape_))) {
+    plan();
+  }
+  void configure(const LaunchPlanner& launch) override {
+    terms_.use_device(launch);
     plan();
   }
 
  protected:
   std::string kernel() const override { return "deberta"; }
+
+ private:
+  DisentangledTerms& terms_;
 };
 
 class AttnDeberta : public Variant {
