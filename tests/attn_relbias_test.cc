@@ -265,7 +265,7 @@ TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   EXPECT_EQ(tensor_shape(*flash.variant->make(flash.params), "c2p"), (std::vector<int64_t>{1}));
 }
 
-TEST(DebertaTables, CpuDevicesTakeATableWhereItSavesADotAScoreOrMore) {
+TEST(RelBiasGpu, DebertaCpuDevicesTakeATableWhereItSavesADotAScoreOrMore) {
   // On a CPU device a table may hold up to 8 dots for each score's one
   // (kCpuTableDotsPerScore): N = M = 128, R = 255 > M, both tables (a GPU:
   // neither); N = 20 against M = 700, R = 275: c2p (R < 8 M) but p2c per
