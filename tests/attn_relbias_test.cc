@@ -265,6 +265,16 @@ TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   EXPECT_EQ(tensor_shape(*flash.variant->make(flash.params), "c2p"), (std::vector<int64_t>{1}));
 }
 
+// desktop-gpu's limits on a CPU device (the CPU plans) whose storage
+// buffers hold `bytes`.
+DeviceProfile cpu_with_storage_range(uint32_t bytes) {
+  DeviceProfile p = load_profile("desktop-gpu");
+  p.name = "desktop-gpu as a CPU with " + std::to_string(bytes) + "-byte storage buffers";  // gpu_as: one per name
+  p.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  p.limits["maxStorageBufferRange"] = {bytes};
+  return p;
+}
+
 TEST(RelBiasGpu, DebertaCpuDevicesTakeATableWhereItSavesADotAScoreOrMore) {
   // On a CPU device a table may hold up to 8 dots for each score's one
   // (kCpuTableDotsPerScore): N = M = 128, R = 255 > M, both tables (a GPU:
@@ -280,10 +290,7 @@ TEST(RelBiasGpu, DebertaCpuDevicesTakeATableWhereItSavesADotAScoreOrMore) {
       {{{"seq", "20"}, {"kv_seq", "700"}, {"heads", "2"}}, {1, 2, 20, 275}, {1}, {1, 2, 20, 275}, {1}},
       {{{"seq", "1"}, {"kv_seq", "700"}, {"heads", "2"}}, {1, 2, 1, 256}, {1}, {1, 2, 1, 256}, {1}},
   };
-  DeviceProfile small = load_profile("desktop-gpu");
-  small.name = "desktop-gpu as a CPU with 64 KiB storage buffers";
-  small.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
-  small.limits["maxStorageBufferRange"] = {65536};
+  const DeviceProfile small = cpu_with_storage_range(65536);
   for (const auto& w : wants) {
     Axes axes = w.axes;
     axes["impl"] = "flash";
@@ -342,11 +349,7 @@ TEST(RelBiasGpu, DebertaCpuKernelValidatesWithAndWithoutTables) {
                        {"kv_seq", "700"},
                        {"dim", "16"}},
                       4);
-  DeviceProfile small = load_profile("desktop-gpu");
-  small.name = "desktop-gpu as a CPU with 8 KiB storage buffers";
-  small.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
-  small.limits["maxStorageBufferRange"] = {8192};
-  GpuContext& ctx = test::gpu_as(small);
+  GpuContext& ctx = test::gpu_as(cpu_with_storage_range(8192));
   const Axes axes{{"impl", "flash"},         {"dtype", "f32,f16"},
                   {"causal", "0,1"},         {"heads", "4"},
                   {"kv_heads", "1"},         {"seq", "37"},
