@@ -30,6 +30,7 @@ using test::expect_all_validate;
 using test::nmse;
 using test::run_on_gpu;
 using test::set_all;
+using test::tensor_shape;
 
 // ---- T5 buckets as encodings.md states them (nb 32, max_distance 128) ----------
 
@@ -205,12 +206,7 @@ TEST(RelBiasParams, DefaultsAndTheScaleWrittenOut) {
   EXPECT_EQ(deberta.params.i("max_relative_positions"), 512);
   EXPECT_FALSE(deberta.params.b("causal"));
   // Tensors with the spec's names and shapes.
-  auto shape_of = [](const test::BuiltCase& c, const std::string& name) {
-    for (const auto& t : c.impl->tensors()) {
-      if (t.name == name) return t.shape;
-    }
-    return std::vector<int64_t>{};
-  };
+  auto shape_of = [](const test::BuiltCase& c, const std::string& name) { return tensor_shape(*c.impl, name); };
   EXPECT_EQ(shape_of(t5, "bias_table"), (std::vector<int64_t>{32, 8}));
   EXPECT_EQ(shape_of(tupe, "pq"), (std::vector<int64_t>{8, 4, 32}));
   EXPECT_EQ(shape_of(tupe, "pk"), (std::vector<int64_t>{8, 4, 32}));
@@ -218,13 +214,6 @@ TEST(RelBiasParams, DefaultsAndTheScaleWrittenOut) {
   EXPECT_EQ(shape_of(deberta, "qr"), (std::vector<int64_t>{8, 512, 48}));
 }
 
-// The (single) planned case of `variant` for `axes`, or its rejection.
-std::vector<int64_t> tensor_shape(const Case& c, const std::string& name) {
-  for (const auto& t : c.tensors()) {
-    if (t.name == name) return t.shape;
-  }
-  return {};
-}
 
 TEST(DebertaTables, FlashUsesATableWhereItIsCheaperNaiveAlways) {
   // R = kr/qr rows in use. N = M = 600: R = 512 < 600, both tables.
@@ -275,6 +264,14 @@ DeviceProfile cpu_with_storage_range(uint32_t bytes) {
   return p;
 }
 
+// The c2p and p2c shapes of the planned case once told its device.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> configured_tables(const PlannedCase& plan,
+                                                                        const LaunchPlanner& launch) {
+  const auto c = plan.variant->make(plan.params);
+  c->configure(launch);
+  return {tensor_shape(*c, "c2p"), tensor_shape(*c, "p2c")};
+}
+
 TEST(RelBiasGpu, DebertaCpuDevicesTakeATableWhereItSavesADotAScoreOrMore) {
   // On a CPU device a table may hold up to 8 dots for each score's one
   // (kCpuTableDotsPerScore): N = M = 128, R = 255 > M, both tables (a GPU:
@@ -296,27 +293,22 @@ TEST(RelBiasGpu, DebertaCpuDevicesTakeATableWhereItSavesADotAScoreOrMore) {
     axes["impl"] = "flash";
     const auto plan = test::plan_one("attn.deberta", axes);
     ASSERT_EQ(plan.rejected, "");
-    const auto cpu = plan.variant->make(plan.params);
-    cpu->configure(test::gpu().launch());
-    EXPECT_EQ(tensor_shape(*cpu, "c2p"), w.cpu_c2p) << plan.params.canonical();
-    EXPECT_EQ(tensor_shape(*cpu, "p2c"), w.cpu_p2c) << plan.params.canonical();
-    const auto gpu = plan.variant->make(plan.params);
-    gpu->configure(test::gpu_as("desktop-gpu").launch());
-    EXPECT_EQ(tensor_shape(*gpu, "c2p"), w.gpu_c2p) << plan.params.canonical();
-    EXPECT_EQ(tensor_shape(*gpu, "p2c"), w.gpu_p2c) << plan.params.canonical();
-    const auto limited = plan.variant->make(plan.params);
-    limited->configure(test::gpu_as(small).launch());
-    for (const char* table : {"c2p", "p2c"}) {
-      const std::vector<int64_t> shape = tensor_shape(*limited, table);
+    const auto cpu = configured_tables(plan, test::gpu().launch());
+    EXPECT_EQ(cpu.first, w.cpu_c2p) << plan.params.canonical();
+    EXPECT_EQ(cpu.second, w.cpu_p2c) << plan.params.canonical();
+    const auto gpu = configured_tables(plan, test::gpu_as("desktop-gpu").launch());
+    EXPECT_EQ(gpu.first, w.gpu_c2p) << plan.params.canonical();
+    EXPECT_EQ(gpu.second, w.gpu_p2c) << plan.params.canonical();
+    const auto limited = configured_tables(plan, test::gpu_as(small).launch());
+    for (const std::vector<int64_t>& shape : {limited.first, limited.second}) {
       int64_t bytes = 4;
       for (int64_t d : shape) bytes *= d;
-      EXPECT_TRUE(shape == std::vector<int64_t>{1} || bytes <= 65536) << table << " " << plan.params.canonical();
+      EXPECT_TRUE(shape == std::vector<int64_t>{1} || bytes <= 65536) << plan.params.canonical();
     }
   }
   const auto big = test::plan_one("attn.deberta", {{"impl", "flash"}, {"seq", "128"}, {"heads", "64"}});
-  const auto limited = big.variant->make(big.params);
-  limited->configure(test::gpu_as(small).launch());
-  EXPECT_EQ(tensor_shape(*limited, "c2p"), (std::vector<int64_t>{1}));  // 64 x 128 x 255 x 4 bytes
+  // 64 x 128 x 255 x 4 bytes
+  EXPECT_EQ(configured_tables(big, test::gpu_as(small).launch()).first, (std::vector<int64_t>{1}));
 }
 
 TEST(RelBiasGpu, DebertaCpuKernelValidatesWithAndWithoutTables) {
@@ -356,18 +348,12 @@ TEST(RelBiasGpu, DebertaCpuKernelValidatesWithAndWithoutTables) {
                   {"kv_seq", "50"},          {"dim", "8"},
                   {"position_buckets", "8"}, {"max_relative_positions", "16"}};
   expect_all_validate("attn.deberta", axes, 4, {}, &ctx);
-  const auto plan = test::plan_one("attn.deberta", {{"impl", "flash"},
-                                                    {"seq", "37"},
-                                                    {"kv_seq", "50"},
-                                                    {"heads", "4"},
-                                                    {"kv_heads", "1"},
-                                                    {"dim", "8"},
-                                                    {"position_buckets", "8"},
-                                                    {"max_relative_positions", "16"}});
-  const auto c = plan.variant->make(plan.params);
-  c->configure(ctx.launch());
-  EXPECT_EQ(tensor_shape(*c, "c2p"), (std::vector<int64_t>{1}));
-  EXPECT_EQ(tensor_shape(*c, "p2c"), (std::vector<int64_t>{1}));
+  Axes one = axes;
+  one["dtype"] = "f32";
+  one["causal"] = "0";
+  const auto tables = configured_tables(test::plan_one("attn.deberta", one), ctx.launch());
+  EXPECT_EQ(tables.first, (std::vector<int64_t>{1}));
+  EXPECT_EQ(tables.second, (std::vector<int64_t>{1}));
 }
 
 TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {

@@ -248,10 +248,7 @@ TEST(RelVecReference, ComplexTwoElementsByHandWithoutConjugate) {
 // ---- parameters and cost ----------------------------------------------------------
 
 std::vector<int64_t> shape_of(const test::BuiltCase& c, const std::string& name) {
-  for (const auto& t : c.impl->tensors()) {
-    if (t.name == name) return t.shape;
-  }
-  return {};
+  return test::tensor_shape(*c.impl, name);
 }
 
 TEST(RelVecParams, DefaultsTensorsAndTheScaleWrittenOut) {

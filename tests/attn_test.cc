@@ -502,20 +502,14 @@ TEST(AttnGpu, RopeDeclaresItsRotatedCopiesOnlyWhereTheRunReadsThem) {
       const Axes axes{{"impl", impl}, {"seq", seq}, {"kv_seq", "333"}, {"heads", "4"}, {"kv_heads", "2"}, {"dim", "64"}};
       const int64_t n = std::stoll(seq);
       const std::vector<int64_t> q_full{1, 4, n, 64}, k_full{1, 2, 333, 64}, one{1};
-      auto shape = [](const Case& c, const std::string& name) {
-        for (const TensorDesc& t : c.tensors()) {
-          if (t.name == name) return t.shape;
-        }
-        return std::vector<int64_t>{};
-      };
       for (const auto& [device, cpu] : {std::make_pair(&test::gpu(), true), std::make_pair(&desktop, false)}) {
         SCOPED_TRACE(fmt::format("{} seq={} {}", impl, seq, cpu ? "lavapipe" : "desktop-gpu"));
         auto c = test::make_case("attn.rope", axes);
-        EXPECT_EQ(shape(*c, "q_rot"), q_full);
+        EXPECT_EQ(test::tensor_shape(*c, "q_rot"), q_full);
         c->configure(device->launch());
         const bool copies = std::string(impl) == "naive" || (cpu && n > 1);
-        EXPECT_EQ(shape(*c, "q_rot"), copies ? q_full : one);
-        EXPECT_EQ(shape(*c, "k_rot"), copies ? k_full : one);
+        EXPECT_EQ(test::tensor_shape(*c, "q_rot"), copies ? q_full : one);
+        EXPECT_EQ(test::tensor_shape(*c, "k_rot"), copies ? k_full : one);
       }
     }
   }

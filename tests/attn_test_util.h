@@ -12,6 +12,14 @@
 
 namespace pebench::test {
 
+// The shape `c` declares for its tensor `name` (empty: no such tensor).
+inline std::vector<int64_t> tensor_shape(const Case& c, const std::string& name) {
+  for (const TensorDesc& t : c.tensors()) {
+    if (t.name == name) return t.shape;
+  }
+  return {};
+}
+
 // For each variant and shape (axes; heads 4 on kv_heads 2 and dim 64 unless
 // the shape says otherwise), naive and flash fed the same inputs agree within
 // 4x the f32 error model of the reference, over all their outputs.
