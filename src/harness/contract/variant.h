@@ -133,8 +133,10 @@ class Case {
   virtual ~Case() = default;
   // The device the case is about to run on, before tensors(): a case whose
   // scratch tensors serve a path only some devices take (CPU devices) sizes
-  // them here. Without a call (plans, tests of the declaration) every path's
-  // tensors are declared at full size.
+  // them here, and a case whose better plan depends on the device chooses it
+  // here (attn.deberta's tables). Without a call (plans, tests of the
+  // declaration) the device-free choice stands: every path's tensors at full
+  // size, the tables as for a GPU.
   virtual void configure(const LaunchPlanner& launch) {}
   // Every tensor the case uses, in a stable order; spec tensors carry the
   // names of encodings.md.
