@@ -260,7 +260,7 @@ DeviceProfile cpu_with_storage_range(uint32_t bytes) {
   DeviceProfile p = load_profile("desktop-gpu");
   p.name = "desktop-gpu as a CPU with " + std::to_string(bytes) + "-byte storage buffers";  // gpu_as: one per name
   p.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
-  p.limits["maxStorageBufferRange"] = {bytes};
+  p.limits["maxStorageBufferRange"] = {static_cast<double>(bytes)};
   return p;
 }
 
@@ -416,7 +416,9 @@ TEST(RelBiasGpu, DebertaPrePassStoresFourColumnsWhereTheWidthAllows) {
               EXPECT_EQ(value, cols4);
               ++found;
             }
-            if (name == "SHUFFLE") EXPECT_EQ(value, test::gpu().info().subgroup.size);
+            if (name == "SHUFFLE") {
+              EXPECT_EQ(value, test::gpu().info().subgroup.size);
+            }
           }
         }
         EXPECT_EQ(found, 1);

@@ -465,6 +465,56 @@ TEST(RelVecGpu, LongUnsplitKeyRangesValidate) {
   }
 }
 
+// The flash shaders the one XL case of `axes` ran on `ctx` (default: gpu()).
+std::vector<std::string> xl_flash_shaders(const Axes& axes, GpuContext* ctx = nullptr) {
+  const auto results = test::run_cases("attn.xl", axes, {}, ctx);
+  EXPECT_EQ(results.size(), 1u);
+  std::vector<std::string> names;
+  for (const CaseResult& r : results) {
+    EXPECT_EQ(r.status, CaseStatus::kOk) << r.reason;
+    for (const PipelineRecord& p : r.pipelines) {
+      if (p.shader.rfind("attn_flash_", 0) == 0) names.push_back(p.shader);
+    }
+  }
+  return names;
+}
+
+TEST(RelVecGpu, XlCpuKernelReadsRkAsTexelsWhereTheDeviceAllows) {
+  // lavapipe binds rk (H 4 x 86 distances x D 64: 5504 vec4 texels) as a
+  // storage texel buffer: the CPU kernel's texel build, staged (37 x 50) and
+  // direct (decode). A head dim that is no multiple of 4 (rows are not whole
+  // texels), and a CPU device whose texel buffers hold fewer texels than rk,
+  // run the storage-buffer build; all of them validate.
+  using Shaders = std::vector<std::string>;
+  const Axes staged{{"impl", "flash"}, {"heads", "4"}, {"seq", "37"}, {"kv_seq", "50"}, {"dim", "64"}};
+  EXPECT_EQ(xl_flash_shaders(staged), Shaders{"attn_flash_xl_texel"});
+  Axes odd = staged;
+  odd["dim"] = "6";
+  EXPECT_EQ(xl_flash_shaders(odd), Shaders{"attn_flash_xl"});
+  Axes both = staged;
+  both["dtype"] = "f32,f16";
+  both["causal"] = "0,1";
+  expect_all_validate("attn.xl", both, 4);
+  Axes decode = both;
+  decode["seq"] = "1";
+  decode["kv_seq"] = "700";
+  expect_all_validate("attn.xl", decode, 4);
+  EXPECT_EQ(xl_flash_shaders({{"impl", "flash"}, {"seq", "1"}, {"kv_seq", "700"}}),
+            Shaders{"attn_flash_xl_texel"});
+
+  DeviceProfile small = load_profile("desktop-gpu");
+  small.name = "desktop-gpu as a CPU with 4096-texel buffers";
+  small.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  small.limits["maxTexelBufferElements"] = {4096};
+  GpuContext& ctx = test::gpu_as(small);
+  EXPECT_EQ(xl_flash_shaders(staged, &ctx), Shaders{"attn_flash_xl"});
+  Axes shorter = staged;
+  shorter["seq"] = "20";  // 4 x 56 x 16 = 3584 texels
+  shorter["kv_seq"] = "37";
+  EXPECT_EQ(xl_flash_shaders(shorter, &ctx), Shaders{"attn_flash_xl_texel"});
+  expect_all_validate("attn.xl", both, 4, {}, &ctx);
+}
+
 TEST(RelVecGpu, LongKeysWithSplits) {
   // A staged prefill over 4k keys split for parallelism (Shaw: only the
   // splits near the diagonal reach idx > 0; XL: queues primed per split),

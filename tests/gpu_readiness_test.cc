@@ -44,6 +44,17 @@ TEST(SpirvReflect, FlashKernelNamesItsSpecConstantsAndSizesItsWorkgroupFromConst
   EXPECT_EQ(r.spec_constants.at(3).default_value, 1u);
 }
 
+TEST(SpirvReflect, TexelBuildsDeclareRkAsAVec4TexelBufferInTheStorageFormat) {
+  // attn.xl's CPU kernel: rk is binding 6 (after q, k, v, o and the two
+  // partials); the texel build declares it an imageBuffer, rgba32f or
+  // rgba16f by dtype, and nothing else; the plain build declares none.
+  EXPECT_EQ(reflect("attn_flash_xl_texel").texel_buffers, (std::map<uint32_t, uint32_t>{{6, kSpirvImageFormatRgba32f}}));
+  EXPECT_EQ(reflect("attn_flash_xl_texel", "f16").texel_buffers,
+            (std::map<uint32_t, uint32_t>{{6, kSpirvImageFormatRgba16f}}));
+  EXPECT_TRUE(reflect("attn_flash_xl").texel_buffers.empty());
+  EXPECT_TRUE(reflect("attn_flash_nope").texel_buffers.empty());
+}
+
 TEST(SpirvReflect, RejectsWhatIsNotAModule) {
   const uint32_t garbage[] = {1, 2, 3, 4, 5, 6};
   EXPECT_FALSE(reflect_spirv(garbage, 6).has_value());

@@ -52,6 +52,24 @@ vec4 attn_weight4(vec4 s, vec4 m) {
                4 * (c) + 2 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 2]) : 0.0,         \
                4 * (c) + 3 < HEAD_DIM ? float(buf[(base) + 4 * (c) + 3]) : 0.0))
 
+// Texel builds (`// pebench-build: texel ATTN_TEXEL`, chosen by the host:
+// AttnTerm::flash_cpu_texel_tensors) read some tensors as storage texel
+// buffers of vec4 texels in the storage dtype: llvmpipe fetches a texel for
+// all lanes at once, where a storage-buffer read at a different address in
+// each lane is a loop over the lanes (docs/lavapipe.md). The chunk c of the
+// row starting at element `base` (a multiple of 4: VEC4 only).
+#ifdef ATTN_TEXEL
+#ifdef ATTN_PACKED
+#error "texel builds bind their tensors unpacked"
+#endif
+#ifdef STORAGE_F16
+#define ATTN_TEXEL_FORMAT rgba16f
+#else
+#define ATTN_TEXEL_FORMAT rgba32f
+#endif
+#define ATTN_LOAD_TEXEL(img, base, c) imageLoad(img, int((base) / 4 + (c)))
+#endif
+
 // The inverse, a statement: stores vec4 `y` as chunk c of the row starting at
 // element `base`, dropping what lies past HEAD_DIM.
 #define ATTN_STORE_CHUNK(buf, bufc, base, c, y)                                          \

@@ -21,8 +21,15 @@
 #ifndef PEBENCH_ATTN_XL_HOOKS_GLSL
 #define PEBENCH_ATTN_XL_HOOKS_GLSL
 
+#ifdef ATTN_TEXEL
+// The CPU kernel's texel build: every lane reads its own rk row.
+layout(ATTN_TEXEL_FORMAT, binding = ATTN_EXTRA_BINDING(0)) readonly uniform imageBuffer rk_texels;  // [H, M+N-1, D]
+#define XL_RK_CHUNK(base, c) ATTN_LOAD_TEXEL(rk_texels, base, c)
+#else
 layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Rk { STORAGE_T rk[]; };  // [H, M+N-1, D]
 layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Rk4 { STORAGE_VEC4 rk4[]; };
+#define XL_RK_CHUNK(base, c) ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + (base), c)
+#endif
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer U { STORAGE_T u[]; };  // [H, D]
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer U4 { STORAGE_VEC4 u4[]; };
 layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer Vb { STORAGE_T vb[]; };  // [H, D]
@@ -79,7 +86,7 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   float vd = 0.0, ud = 0.0, d[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) d[r] = 0.0;
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    const vec4 rc = ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c);
+    const vec4 rc = XL_RK_CHUNK(base, c);
     vd += dot(xl_vbs[c], rc);
     if (content) ud += dot(xl_us[c], attn_k_chunk(c));
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
@@ -134,7 +141,7 @@ void xl_scores(uint kpos, out float dots[ROWS]) {
 float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
   const uint base = xl_rk_base(h, int(qpos) - int(kpos));
   float d = 0.0;
-  [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(xl_qv[r * D4P + c], ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + base, c));
+  [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(xl_qv[r * D4P + c], XL_RK_CHUNK(base, c));
   return d;
 }
 
@@ -161,7 +168,7 @@ void xl_row_state() {
   }
 }
 float xl_partial(uint kpos, uint t, uint c) {
-  return dot(xl_qv[t], ATTN_LOAD_CHUNK(rk, rk4, ATTN_EXTRA_OFF_S(0) + xl_rk_base(gpu_h, int(gpu_qpos) - int(kpos)), c));
+  return dot(xl_qv[t], XL_RK_CHUNK(xl_rk_base(gpu_h, int(gpu_qpos) - int(kpos)), c));
 }
 #define GPU_Q_CHUNK(c, x, base, qpos) xl_q_chunk(c, x)
 #define ATTN_ROW_STATE(r, h, qpos) xl_row_state()

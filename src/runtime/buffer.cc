@@ -14,8 +14,10 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
 
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = self->size_;
-  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  // Any buffer may also be bound as a storage texel buffer (a kernel that
+  // declares one: SpirvReflection::texel_buffers).
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   PB_VK_RETURN_IF_ERROR(vkCreateBuffer(device.handle(), &info, nullptr, &self->buffer_));
 

@@ -23,6 +23,10 @@ struct DeviceFeatures {
   bool integer_dot_product_4x8_accelerated = false;  // integerDotProduct4x8BitPacked{Signed,Unsigned}Accelerated
   bool cooperative_matrix = false;        // VK_KHR_cooperative_matrix::cooperativeMatrix
   bool bfloat16 = false;                  // VK_KHR_shader_bfloat16::shaderBFloat16Type (headers permitting)
+  // Storage texel buffers of vec4 texels (VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT
+  // of R32G32B32A32_SFLOAT / R16G16B16A16_SFLOAT): format properties, nothing to enable.
+  bool storage_texel_rgba32f = false;
+  bool storage_texel_rgba16f = false;
 };
 
 struct DeviceLimits {
@@ -37,6 +41,9 @@ struct DeviceLimits {
   uint32_t max_bound_descriptor_sets = 0;
   uint32_t max_uniform_buffer_range = 0;
   uint32_t max_per_stage_resources = 0;
+  uint32_t max_per_stage_descriptor_storage_images = 0;  // storage texel buffers count here
+  uint32_t max_texel_buffer_elements = 0;
+  uint64_t min_texel_buffer_offset_alignment = 0;
   uint64_t max_memory_allocation_size = 0;  // Vulkan 1.1 maintenance3
   float timestamp_period = 0;               // nanoseconds per tick, as reported
 };

@@ -174,6 +174,9 @@ void copy_limits(const VkPhysicalDeviceLimits& l, const VkPhysicalDeviceMaintena
   limits.max_bound_descriptor_sets = l.maxBoundDescriptorSets;
   limits.max_uniform_buffer_range = l.maxUniformBufferRange;
   limits.max_per_stage_resources = l.maxPerStageResources;
+  limits.max_per_stage_descriptor_storage_images = l.maxPerStageDescriptorStorageImages;
+  limits.max_texel_buffer_elements = l.maxTexelBufferElements;
+  limits.min_texel_buffer_offset_alignment = l.minTexelBufferOffsetAlignment;
   limits.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
   limits.timestamp_period = l.timestampPeriod;
 }
@@ -233,6 +236,12 @@ bool query_properties(VkPhysicalDevice device, const QuerySupport& support, Phys
 }
 
 // Features, same rule as the properties.
+bool storage_texel_buffer_format(VkPhysicalDevice device, VkFormat format) {
+  VkFormatProperties props{};
+  vkGetPhysicalDeviceFormatProperties(device, format, &props);
+  return (props.bufferFeatures & VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT) != 0;
+}
+
 void query_features(VkPhysicalDevice device, const QuerySupport& support, bool dot_4x8_accelerated,
                     PhysicalDeviceInfo& info) {
   VkPhysicalDeviceFeatures2 feats2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -270,6 +279,8 @@ void query_features(VkPhysicalDevice device, const QuerySupport& support, bool d
   info.features.shader_int64 = feats2.features.shaderInt64;
   info.features.shader_float64 = feats2.features.shaderFloat64;
   info.features.pipeline_executable_info = support.exec_props && exec_props.pipelineExecutableInfo;
+  info.features.storage_texel_rgba32f = storage_texel_buffer_format(device, VK_FORMAT_R32G32B32A32_SFLOAT);
+  info.features.storage_texel_rgba16f = storage_texel_buffer_format(device, VK_FORMAT_R16G16B16A16_SFLOAT);
 }
 
 // Compute queue: prefer a compute-only family (async compute), else any with compute.

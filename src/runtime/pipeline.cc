@@ -84,6 +84,46 @@ StatusOr<std::vector<std::pair<std::string, double>>> executable_stats(VkDevice 
   return out;
 }
 
+// The format of each binding: a storage texel buffer's (from the shader's
+// SPIR-V), VK_FORMAT_UNDEFINED for a storage buffer. Errors where the device
+// cannot bind them (FEATURE_NOT_PRESENT) or the shader's texel buffer lies
+// past the bindings the host gives.
+StatusOr<std::vector<VkFormat>> binding_formats(const Device& device, const SpirvReflection& shader,
+                                                const PipelineDesc& desc) {
+  const DeviceLimits& limits = device.info().limits;
+  std::vector<VkFormat> formats(desc.buffer_count, VK_FORMAT_UNDEFINED);
+  for (const auto& [binding, spirv_format] : shader.texel_buffers) {
+    if (binding >= desc.buffer_count) {
+      return Status::error(fmt::format("{}: the shader's texel buffer at binding {} is past the {} buffers bound",
+                                       desc.name, binding, desc.buffer_count));
+    }
+    const bool rgba32f = spirv_format == kSpirvImageFormatRgba32f, rgba16f = spirv_format == kSpirvImageFormatRgba16f;
+    if (!rgba32f && !rgba16f) {
+      return Status::error(fmt::format("{}: texel buffer at binding {} has SPIR-V image format {} (pebench binds "
+                                       "rgba32f and rgba16f)",
+                                       desc.name, binding, spirv_format));
+    }
+    if (!(rgba32f ? device.enabled().storage_texel_rgba32f : device.enabled().storage_texel_rgba16f)) {
+      return Status::error(fmt::format("{}: storage texel buffers of {} not supported", desc.name,
+                                       rgba32f ? "rgba32f" : "rgba16f"),
+                           VK_ERROR_FEATURE_NOT_PRESENT);
+    }
+    formats[binding] = rgba32f ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R16G16B16A16_SFLOAT;
+  }
+  const uint32_t texels = static_cast<uint32_t>(shader.texel_buffers.size());
+  if (texels > limits.max_per_stage_descriptor_storage_images) {
+    return Status::error(fmt::format("{}: {} storage texel buffers (device allows {})", desc.name, texels,
+                                     limits.max_per_stage_descriptor_storage_images),
+                         VK_ERROR_FEATURE_NOT_PRESENT);
+  }
+  if (desc.buffer_count - texels > limits.max_per_stage_descriptor_storage_buffers) {
+    return Status::error(fmt::format("{}: {} storage buffers (device allows {})", desc.name,
+                                     desc.buffer_count - texels, limits.max_per_stage_descriptor_storage_buffers),
+                         VK_ERROR_FEATURE_NOT_PRESENT);
+  }
+  return formats;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device& device, const ShaderModule& shader,
@@ -94,11 +134,8 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device&
                                      desc.push_constant_bytes, dev.limits.max_push_constants_size),
                          VK_ERROR_FEATURE_NOT_PRESENT);
   }
-  if (desc.buffer_count > dev.limits.max_per_stage_descriptor_storage_buffers) {
-    return Status::error(fmt::format("{}: {} storage buffers (device allows {})", desc.name, desc.buffer_count,
-                                     dev.limits.max_per_stage_descriptor_storage_buffers),
-                         VK_ERROR_FEATURE_NOT_PRESENT);
-  }
+  auto formats = binding_formats(device, shader.reflection(), desc);
+  if (!formats.ok()) return formats.status();
   if (desc.required_subgroup_size != 0 &&
       (!device.enabled().subgroup_size_control || desc.required_subgroup_size < dev.subgroup.min_size ||
        desc.required_subgroup_size > dev.subgroup.max_size)) {
@@ -116,6 +153,7 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device&
 
   std::unique_ptr<ComputePipeline> self(new ComputePipeline(device, desc));
   self->local_size_ = local_size;
+  self->binding_formats_ = std::move(formats).value();
   for (uint32_t id = 0; id < desc.spec_constants.size(); ++id) {
     // Ids the module does not declare are padding before a later id.
     if (!shader.reflection().declares_spec(id)) continue;
@@ -123,7 +161,7 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(const Device&
   }
   std::vector<VkDescriptorSetLayoutBinding> bindings(desc.buffer_count);
   for (uint32_t i = 0; i < desc.buffer_count; ++i) {
-    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    bindings[i] = {i, self->descriptor_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   }
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.bindingCount = desc.buffer_count;
@@ -183,18 +221,48 @@ ComputePipeline::~ComputePipeline() {
 StatusOr<std::unique_ptr<DescriptorPool>> DescriptorPool::Create(const Device& device, uint32_t max_sets,
                                                                  uint32_t max_buffers) {
   std::unique_ptr<DescriptorPool> self(new DescriptorPool(device));
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, max_buffers < 1 ? 1 : max_buffers};
+  // Any of the buffers may be a texel buffer (ComputePipeline::binding_format).
+  const uint32_t n = max_buffers < 1 ? 1 : max_buffers;
+  const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n},
+                                        {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, n}};
   VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   info.maxSets = max_sets < 1 ? 1 : max_sets;
-  info.poolSizeCount = 1;
-  info.pPoolSizes = &size;
+  info.poolSizeCount = 2;
+  info.pPoolSizes = sizes;
   PB_VK_RETURN_IF_ERROR(vkCreateDescriptorPool(device.handle(), &info, nullptr, &self->pool_));
   return self;
 }
 
 DescriptorPool::~DescriptorPool() {
   if (device_.lost()) return;  // see Device::lost()
+  for (VkBufferView view : views_) vkDestroyBufferView(device_.handle(), view, nullptr);
   if (pool_) vkDestroyDescriptorPool(device_.handle(), pool_, nullptr);
+}
+
+StatusOr<VkBufferView> DescriptorPool::texel_view(const ComputePipeline& pipeline, uint32_t binding,
+                                                  const BufferRange& range) {
+  const DeviceLimits& limits = device_.info().limits;
+  const VkFormat format = pipeline.binding_format(binding);
+  const VkDeviceSize texel_bytes = format == VK_FORMAT_R32G32B32A32_SFLOAT ? 16 : 8;
+  const VkDeviceSize bytes = range.size == VK_WHOLE_SIZE ? range.buffer->size() - range.offset : range.size;
+  const VkDeviceSize texels = bytes / texel_bytes;
+  if (limits.min_texel_buffer_offset_alignment == 0 || range.offset % limits.min_texel_buffer_offset_alignment != 0 ||
+      texels > limits.max_texel_buffer_elements) {
+    return Status::error(fmt::format("{}: binding {}: a texel buffer of {} texels at offset {} (device allows {} "
+                                     "texels at multiples of {})",
+                                     pipeline.desc().name, binding, texels, range.offset,
+                                     limits.max_texel_buffer_elements, limits.min_texel_buffer_offset_alignment),
+                         VK_ERROR_FEATURE_NOT_PRESENT);
+  }
+  VkBufferViewCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+  info.buffer = range.buffer->handle();
+  info.format = format;
+  info.offset = range.offset;
+  info.range = texels * texel_bytes;  // whole texels
+  VkBufferView view = VK_NULL_HANDLE;
+  PB_VK_RETURN_IF_ERROR(vkCreateBufferView(device_.handle(), &info, nullptr, &view));
+  views_.push_back(view);
+  return view;
 }
 
 StatusOr<VkDescriptorSet> DescriptorPool::allocate(const ComputePipeline& pipeline,
@@ -220,14 +288,23 @@ StatusOr<VkDescriptorSet> DescriptorPool::allocate_ranges(const ComputePipeline&
 
   std::vector<VkDescriptorBufferInfo> infos(buffers.size());
   std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  std::vector<VkBufferView> set_views(buffers.size(), VK_NULL_HANDLE);
   for (size_t i = 0; i < buffers.size(); ++i) {
+    const uint32_t binding = static_cast<uint32_t>(i);
     infos[i] = {buffers[i].buffer->handle(), buffers[i].offset, buffers[i].size};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
-    writes[i].dstBinding = static_cast<uint32_t>(i);
+    writes[i].dstBinding = binding;
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
+    writes[i].descriptorType = pipeline.descriptor_type(binding);
+    if (pipeline.binding_format(binding) == VK_FORMAT_UNDEFINED) {
+      writes[i].pBufferInfo = &infos[i];
+    } else {
+      auto view = texel_view(pipeline, binding, buffers[i]);
+      if (!view.ok()) return view.status();
+      set_views[i] = view.value();
+      writes[i].pTexelBufferView = &set_views[i];
+    }
   }
   vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   return set;

@@ -1,6 +1,9 @@
-// ComputePipeline: a compute VkPipeline whose interface is N storage buffers
-// (set 0, bindings 0..N-1), a push-constant block and uint32
-// specialization constants (constant_id i = spec_constants[i]).
+// ComputePipeline: a compute VkPipeline whose interface is N buffers (set 0,
+// bindings 0..N-1), a push-constant block and uint32 specialization
+// constants (constant_id i = spec_constants[i]). A buffer is bound as a
+// storage buffer unless the shader's SPIR-V declares a storage texel buffer
+// at its binding (SpirvReflection::texel_buffers); then it is bound through
+// a buffer view in the shader's format.
 //
 // Contract: the pipeline is built through the device's VkPipelineCache.
 // Every spec constant the shader's SPIR-V declares must be given, under the
@@ -58,6 +61,12 @@ class ComputePipeline {
   // The driver's statistics, in its order ("Executable/Name" when the
   // pipeline has several executables); empty without the extension.
   const std::vector<std::pair<std::string, double>>& stats() const { return stats_; }
+  // Binding i's texel format; VK_FORMAT_UNDEFINED: a storage buffer.
+  VkFormat binding_format(uint32_t i) const { return binding_formats_.at(i); }
+  VkDescriptorType descriptor_type(uint32_t i) const {
+    return binding_format(i) == VK_FORMAT_UNDEFINED ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                    : VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+  }
 
  private:
   ComputePipeline(const Device& device, PipelineDesc desc) : device_(device), desc_(std::move(desc)) {}
@@ -69,13 +78,15 @@ class ComputePipeline {
   std::array<uint32_t, 3> local_size_{1, 1, 1};
   std::vector<std::pair<std::string, uint32_t>> named_spec_;
   std::vector<std::pair<std::string, double>> stats_;
+  std::vector<VkFormat> binding_formats_;
 };
 
 class Buffer;
 struct BufferRange;
 
-// DescriptorPool: storage-buffer descriptor sets for compute pipelines; every
-// set lives until the pool is destroyed.
+// DescriptorPool: descriptor sets for compute pipelines (storage buffers and
+// storage texel buffers); every set, and every buffer view a set's texel
+// buffers use, lives until the pool is destroyed.
 class DescriptorPool {
  public:
   static StatusOr<std::unique_ptr<DescriptorPool>> Create(const Device& device, uint32_t max_sets,
@@ -91,8 +102,12 @@ class DescriptorPool {
 
  private:
   explicit DescriptorPool(const Device& device) : device_(device) {}
+  // A view of `range` in binding `binding`'s format, owned by the pool;
+  // errors where the device's texel-buffer limits do not allow it.
+  StatusOr<VkBufferView> texel_view(const ComputePipeline& pipeline, uint32_t binding, const BufferRange& range);
   const Device& device_;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  std::vector<VkBufferView> views_;
 };
 
 }  // namespace pebench

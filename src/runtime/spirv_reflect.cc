@@ -9,6 +9,9 @@ namespace {
 constexpr uint32_t kMagic = 0x07230203u;
 constexpr uint32_t kOpName = 5;
 constexpr uint32_t kOpExecutionMode = 16;
+constexpr uint32_t kOpTypeImage = 25;
+constexpr uint32_t kOpTypePointer = 32;
+constexpr uint32_t kOpVariable = 59;
 constexpr uint32_t kOpConstant = 43;
 constexpr uint32_t kOpSpecConstantTrue = 48;
 constexpr uint32_t kOpSpecConstantFalse = 49;
@@ -18,6 +21,10 @@ constexpr uint32_t kOpDecorate = 71;
 constexpr uint32_t kOpExecutionModeId = 331;
 constexpr uint32_t kDecorationSpecId = 1;
 constexpr uint32_t kDecorationBuiltIn = 11;
+constexpr uint32_t kDecorationBinding = 33;
+constexpr uint32_t kDecorationDescriptorSet = 34;
+constexpr uint32_t kDimBuffer = 5;
+constexpr uint32_t kSampledStorage = 2;  // OpTypeImage's Sampled operand: a storage image
 constexpr uint32_t kBuiltInWorkgroupSize = 25;
 constexpr uint32_t kModeLocalSize = 17;
 constexpr uint32_t kModeLocalSizeId = 38;
@@ -45,6 +52,10 @@ struct Module {
   std::optional<uint32_t> workgroup_size_id;        // BuiltIn WorkgroupSize
   std::optional<std::array<uint32_t, 3>> local_size;
   std::optional<std::array<uint32_t, 3>> local_size_ids;
+  std::map<uint32_t, uint32_t> bindings, sets;       // variable id -> Binding / DescriptorSet
+  std::map<uint32_t, uint32_t> storage_buffer_images;  // OpTypeImage id (Dim Buffer, storage) -> format
+  std::map<uint32_t, uint32_t> pointees;             // OpTypePointer id -> pointee type
+  std::map<uint32_t, uint32_t> variables;            // variable id -> its pointer type
 };
 
 void read_instruction(Module& m, uint32_t op, const uint32_t* w, size_t n) {
@@ -55,6 +66,17 @@ void read_instruction(Module& m, uint32_t op, const uint32_t* w, size_t n) {
     case kOpDecorate:
       if (n >= 4 && w[2] == kDecorationSpecId) m.spec_ids[w[1]] = w[3];
       if (n >= 4 && w[2] == kDecorationBuiltIn && w[3] == kBuiltInWorkgroupSize) m.workgroup_size_id = w[1];
+      if (n >= 4 && w[2] == kDecorationBinding) m.bindings[w[1]] = w[3];
+      if (n >= 4 && w[2] == kDecorationDescriptorSet) m.sets[w[1]] = w[3];
+      break;
+    case kOpTypeImage:
+      if (n >= 9 && w[3] == kDimBuffer && w[7] == kSampledStorage) m.storage_buffer_images[w[1]] = w[8];
+      break;
+    case kOpTypePointer:
+      if (n >= 4) m.pointees[w[1]] = w[3];
+      break;
+    case kOpVariable:
+      if (n >= 4) m.variables[w[2]] = w[1];
       break;
     case kOpConstant:
       if (n >= 4) m.constants[w[2]] = w[3];
@@ -112,6 +134,16 @@ std::optional<SpirvReflection> reflect_spirv(const uint32_t* words, size_t word_
     if (auto name = m.names.find(result); name != m.names.end()) info.name = name->second;
     auto [it, inserted] = r.spec_constants.emplace(id, info);
     if (!inserted && it->second.name.empty()) it->second.name = info.name;  // several ids may share a constant_id
+  }
+  for (const auto& [var, pointer] : m.variables) {
+    const auto pointee = m.pointees.find(pointer);
+    const auto image = pointee == m.pointees.end() ? m.storage_buffer_images.end()
+                                                   : m.storage_buffer_images.find(pointee->second);
+    const auto binding = m.bindings.find(var);
+    const auto set = m.sets.find(var);
+    if (image == m.storage_buffer_images.end() || binding == m.bindings.end()) continue;
+    if (set != m.sets.end() && set->second != 0) continue;
+    r.texel_buffers[binding->second] = image->second;
   }
   // A WorkgroupSize built-in that is a spec composite wins over the
   // execution mode (the spec says so); a literal one repeats the mode.

@@ -1,7 +1,9 @@
 // SpirvReflection: what a compute shader's own SPIR-V says about its
 // interface to the host: the specialization constants it declares (id, name
-// where the module keeps names, default) and its workgroup size, literal or
-// taken from spec constants (local_size_x_id ...). The pipeline checks the
+// where the module keeps names, default), its workgroup size, literal or
+// taken from spec constants (local_size_x_id ...), and which of its set-0
+// bindings are storage texel buffers (`imageBuffer`) rather than storage
+// buffers, in which format, so that the pipeline's layout follows the shader. The pipeline checks the
 // host's spec constants against it and reports local sizes from it, so a
 // host/shader mismatch is a clear error instead of a wrong answer.
 #pragma once
@@ -22,8 +24,14 @@ struct SpecConstantInfo {
   bool is_bool = false;
 };
 
+// SPIR-V's ImageFormat enumerants that a storage texel buffer may use here.
+inline constexpr uint32_t kSpirvImageFormatRgba32f = 1;
+inline constexpr uint32_t kSpirvImageFormatRgba16f = 2;
+
 struct SpirvReflection {
   std::map<uint32_t, SpecConstantInfo> spec_constants;  // by constant_id
+  // Set-0 bindings declared as storage texel buffers: binding -> ImageFormat.
+  std::map<uint32_t, uint32_t> texel_buffers;
   // Per dimension: a literal size, or the constant_id whose value it takes.
   struct Dim {
     uint32_t literal = 1;

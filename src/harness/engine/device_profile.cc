@@ -418,6 +418,9 @@ PhysicalDeviceInfo apply_profile(const PhysicalDeviceInfo& real, const DevicePro
   limit(l.max_bound_descriptor_sets, p, "maxBoundDescriptorSets");
   limit(l.max_uniform_buffer_range, p, "maxUniformBufferRange");
   limit(l.max_per_stage_resources, p, "maxPerStageResources");
+  limit(l.max_per_stage_descriptor_storage_images, p, "maxPerStageDescriptorStorageImages");
+  limit(l.max_texel_buffer_elements, p, "maxTexelBufferElements");
+  limit(l.min_texel_buffer_offset_alignment, p, "minTexelBufferOffsetAlignment");
   limit(l.min_storage_buffer_offset_alignment, p, "minStorageBufferOffsetAlignment");
   if (l.max_memory_allocation_size) limit(l.max_memory_allocation_size, p, "maxMemoryAllocationSize");
 

@@ -79,6 +79,9 @@ nlohmann::json device_json(const PhysicalDeviceInfo& d) {
       {"max_bound_descriptor_sets", l.max_bound_descriptor_sets},
       {"max_uniform_buffer_range", l.max_uniform_buffer_range},
       {"max_per_stage_resources", l.max_per_stage_resources},
+      {"max_per_stage_descriptor_storage_images", l.max_per_stage_descriptor_storage_images},
+      {"max_texel_buffer_elements", l.max_texel_buffer_elements},
+      {"min_texel_buffer_offset_alignment", l.min_texel_buffer_offset_alignment},
       {"min_storage_buffer_offset_alignment", l.min_storage_buffer_offset_alignment},
       {"max_memory_allocation_size", l.max_memory_allocation_size},
       {"device_local_heap_bytes", d.device_local_heap_bytes},
@@ -98,6 +101,8 @@ nlohmann::json device_json(const PhysicalDeviceInfo& d) {
       {"integer_dot_product", f.integer_dot_product},
       {"integer_dot_product_4x8_accelerated", f.integer_dot_product_4x8_accelerated},
       {"cooperative_matrix", f.cooperative_matrix},
+      {"storage_texel_rgba32f", f.storage_texel_rgba32f},
+      {"storage_texel_rgba16f", f.storage_texel_rgba16f},
       {"bfloat16", f.bfloat16},
   };
   nlohmann::json heaps = nlohmann::json::array();

@@ -341,6 +341,31 @@ void AttnCase::pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindin
   for (uint32_t i = 0; i < 3 + kPackExtraConstants; ++i) d.spec_names.emplace_back(kPackConstant0 + i, kPackConstantNames[i]);
 }
 
+bool AttnCase::texel_build_fits(const Recorder& rec, const Dispatch& d) const {
+  std::vector<std::string> texel;
+  for (const auto& term : terms_) {
+    for (auto& t : term->flash_cpu_texel_tensors()) texel.push_back(std::move(t));
+  }
+  const AttnShape& s = shape_;
+  const DeviceLimits& limits = rec.limits();
+  const bool f16 = s.dtype == DType::kF16;
+  if (texel.empty() || s.dim % 4 != 0 || d.buffers.size() > limits.max_per_stage_descriptor_storage_buffers ||
+      !(f16 ? rec.enabled().storage_texel_rgba16f : rec.enabled().storage_texel_rgba32f) ||
+      texel.size() > limits.max_per_stage_descriptor_storage_images || limits.min_texel_buffer_offset_alignment == 0) {
+    return false;
+  }
+  const TensorLayout layout = tensor_layout(tensors());
+  const size_t texel_bytes = f16 ? 8 : 16;
+  for (const auto& name : texel) {
+    const TensorPlacement& p = layout.at(name);
+    if (p.offset % limits.min_texel_buffer_offset_alignment != 0 ||
+        p.span() / texel_bytes > limits.max_texel_buffer_elements) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::vector<std::string> AttnCase::term_bindings() const {
   std::vector<std::string> names;
   for (const auto& term : terms_) {
@@ -574,7 +599,11 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
         .constant_at(kGroupConstant, "GROUP", static_cast<uint32_t>(s.group()));
   }
   d.push = push;
-  pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});
+  if (!gpu && in.own_terms && texel_build_fits(rec, d)) {
+    d.shader += "_texel";
+  } else {
+    pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});
+  }
   // Staged slots by head: each head's rows padded to a multiple of the slots.
   const int64_t grid_rows =
       f.slots_by_head && !f.direct ? s.group() * ceil_div(s.seq, tiles.row_slots) * tiles.row_slots : rows;

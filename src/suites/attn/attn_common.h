@@ -274,6 +274,11 @@ class AttnCase : public Case {
     std::vector<std::string> extras;  // the variant's extra bindings, in order
   };
   void pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
+  // Whether the CPU kernel's unpacked dispatch `d` can run its texel build:
+  // the terms name texel tensors (AttnTerm::flash_cpu_texel_tensors), rows
+  // are whole texels (D % 4 == 0) and the device binds each tensor as a
+  // storage texel buffer of the case's dtype.
+  bool texel_build_fits(const Recorder& rec, const Dispatch& d) const;
   void record_naive(Recorder& rec) const;
 
   // What the terms add, in order (see AttnTerm).

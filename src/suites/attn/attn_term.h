@@ -107,6 +107,13 @@ class AttnTerm {
   // tile read one chunk a lane (TILE_SHUFFLE, flash_decl.glsl; measured:
   // docs/attention-kernels.md), so the planner keeps every lane reading it.
   virtual bool flash_cpu_tile_shuffle() const { return true; }
+  // CPU kernel: tensors of bindings() that the kernel's texel build
+  // (`// pebench-build: texel ATTN_TEXEL`) reads as storage texel buffers of
+  // vec4 texels; where the device can bind them so (AttnCase::texel_build_fits),
+  // the CPU kernel runs that build. For rows that every lane reads at a
+  // different address (XL's rk): llvmpipe fetches a texel for all lanes at
+  // once (docs/lavapipe.md).
+  virtual std::vector<std::string> flash_cpu_texel_tensors() const { return {}; }
   // CPU kernel, staged: where the term's hooks define ATTN_FAR_SCORE_TERM, the
   // distances from which its score term takes a simpler form (T5 and Shaw:
   // one value per row and side; DeBERTa: no idx): keys that far before or

@@ -33,6 +33,8 @@ class XlPositions : public AttnTerm {
             tensor("vb", TensorRole::kInput, s.dtype, {s.heads, s.dim}, "[H,D]")};
   }
   std::vector<std::string> bindings() const override { return {"rk", "u", "vb"}; }
+  // Each lane of the CPU kernel reads its own rk row per key.
+  std::vector<std::string> flash_cpu_texel_tensors() const override { return {"rk"}; }
 
   void fill(TensorMap& t, Rng& rng) const override {
     const AttnShape& s = shape_;
