@@ -321,8 +321,9 @@ TEST(RelBiasGpu, DebertaCpuKernelValidatesWithAndWithoutTables) {
       "attn.deberta",
       {{"impl", "flash"}, {"seq", "20"}, {"kv_seq", "700"}, {"heads", "2"}, {"kv_heads", "1"}, {"dim", "16"}});
   ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+  // lavapipe binds the tables as r32f texel buffers: the texel build.
   const auto flash = std::find_if(r.pipelines.begin(), r.pipelines.end(),
-                                  [](const PipelineRecord& p) { return p.shader == "attn_flash_deberta"; });
+                                  [](const PipelineRecord& p) { return p.shader == "attn_flash_deberta_texel"; });
   ASSERT_NE(flash, r.pipelines.end());
   const auto& sc = flash->spec_constants;
   for (const auto& want : {std::pair<std::string, uint32_t>{"DEB_C2P_TABLE", 1},
@@ -354,6 +355,36 @@ TEST(RelBiasGpu, DebertaCpuKernelValidatesWithAndWithoutTables) {
   const auto tables = configured_tables(test::plan_one("attn.deberta", one), ctx.launch());
   EXPECT_EQ(tables.first, (std::vector<int64_t>{1}));
   EXPECT_EQ(tables.second, (std::vector<int64_t>{1}));
+}
+
+TEST(RelBiasGpu, DebertaCpuKernelReadsItsTablesAsTexelsWhereTheDeviceAllows) {
+  // N = M = 64, H 2: c2p and p2c hold 2 x 64 x 127 floats (16256 r32f
+  // texels) each. lavapipe binds them as texel buffers (the texel build);
+  // a CPU device whose texel buffers hold 4096 texels runs the
+  // storage-buffer build. Both validate, f32 and f16, causal and not.
+  DeviceProfile small = load_profile("desktop-gpu");
+  small.name = "desktop-gpu as a CPU with 4096-texel buffers";
+  small.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  small.limits["maxTexelBufferElements"] = {4096};
+  const Axes axes{{"impl", "flash"}, {"heads", "2"}, {"seq", "64"}, {"dim", "32"}};
+  const auto tables = configured_tables(test::plan_one("attn.deberta", axes), test::gpu().launch());
+  EXPECT_EQ(tables.first, (std::vector<int64_t>{1, 2, 64, 127}));
+  EXPECT_EQ(tables.second, (std::vector<int64_t>{1, 2, 64, 127}));
+  for (GpuContext* ctx : {&test::gpu(), &test::gpu_as(small)}) {
+    const auto results = test::run_cases("attn.deberta", axes, {}, ctx);
+    ASSERT_EQ(results.size(), 1u);
+    ASSERT_EQ(results[0].status, CaseStatus::kOk) << results[0].reason;
+    std::vector<std::string> flash;
+    for (const PipelineRecord& p : results[0].pipelines) {
+      if (p.shader.rfind("attn_flash_", 0) == 0) flash.push_back(p.shader);
+    }
+    const std::string want = ctx == &test::gpu() ? "attn_flash_deberta_texel" : "attn_flash_deberta";
+    EXPECT_EQ(flash, std::vector<std::string>{want});
+    Axes all = axes;
+    all["dtype"] = "f32,f16";
+    all["causal"] = "0,1";
+    expect_all_validate("attn.deberta", all, 4, {}, ctx);
+  }
 }
 
 TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {

@@ -87,7 +87,8 @@ TEST(AttnTermConstants, ReachThePipelinesByName) {
       {"attn.tupe", "flash", "attn_flash_tupe", "GROUP", 2},
       {"attn.shaw", "naive", "attn_scores_shaw", "SHAW_K", 16},
       {"attn.shaw", "naive", "attn_pv_shaw", "SHAW_K", 16},
-      {"attn.deberta", "flash", "attn_flash_deberta", "DEB_C2P_TABLE", 1},  // lavapipe: tables (attn_deberta.cc)
+      // lavapipe: tables (attn_deberta.cc), read as texels (the texel build)
+      {"attn.deberta", "flash", "attn_flash_deberta_texel", "DEB_C2P_TABLE", 1},
   };
   for (const Want& w : wants) {
     const CaseResult r = test::run_case(

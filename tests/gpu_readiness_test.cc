@@ -44,14 +44,20 @@ TEST(SpirvReflect, FlashKernelNamesItsSpecConstantsAndSizesItsWorkgroupFromConst
   EXPECT_EQ(r.spec_constants.at(3).default_value, 1u);
 }
 
-TEST(SpirvReflect, TexelBuildsDeclareRkAsAVec4TexelBufferInTheStorageFormat) {
-  // attn.xl's CPU kernel: rk is binding 6 (after q, k, v, o and the two
-  // partials); the texel build declares it an imageBuffer, rgba32f or
-  // rgba16f by dtype, and nothing else; the plain build declares none.
-  EXPECT_EQ(reflect("attn_flash_xl_texel").texel_buffers, (std::map<uint32_t, uint32_t>{{6, kSpirvImageFormatRgba32f}}));
-  EXPECT_EQ(reflect("attn_flash_xl_texel", "f16").texel_buffers,
-            (std::map<uint32_t, uint32_t>{{6, kSpirvImageFormatRgba16f}}));
+TEST(SpirvReflect, TexelBuildsDeclareTheirTexelBuffersInTheirFormats) {
+  // The CPU kernels' texel builds, bindings after q, k, v, o and the two
+  // partials (6): attn.xl's rk (its first extra) as vec4 texels of the
+  // storage dtype; attn.deberta's c2p and p2c (its fourth and fifth) as
+  // r32f in both builds. The plain builds declare none.
+  using Texels = std::map<uint32_t, uint32_t>;
+  EXPECT_EQ(reflect("attn_flash_xl_texel").texel_buffers, (Texels{{6, kSpirvImageFormatRgba32f}}));
+  EXPECT_EQ(reflect("attn_flash_xl_texel", "f16").texel_buffers, (Texels{{6, kSpirvImageFormatRgba16f}}));
+  for (const char* build : {"f32", "f16"}) {
+    EXPECT_EQ(reflect("attn_flash_deberta_texel", build).texel_buffers,
+              (Texels{{9, kSpirvImageFormatR32f}, {10, kSpirvImageFormatR32f}}));
+  }
   EXPECT_TRUE(reflect("attn_flash_xl").texel_buffers.empty());
+  EXPECT_TRUE(reflect("attn_flash_deberta").texel_buffers.empty());
   EXPECT_TRUE(reflect("attn_flash_nope").texel_buffers.empty());
 }
 

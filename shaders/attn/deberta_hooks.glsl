@@ -22,8 +22,19 @@ layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer Kr { STORAGE_T k
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer KrV { STORAGE_VEC4 kr_c[]; };
 layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer Qr { STORAGE_T qr[]; };  // [H, 2S, D]
 layout(std430, binding = ATTN_EXTRA_BINDING(2)) readonly buffer QrV { STORAGE_VEC4 qr_c[]; };
+#ifdef ATTN_TEXEL
+// The CPU kernel's texel build: every lane reads its own table entries
+// (float tables in either dtype).
+layout(r32f, binding = ATTN_EXTRA_BINDING(3)) readonly uniform imageBuffer c2p_texels;  // [B, H, N, R]
+layout(r32f, binding = ATTN_EXTRA_BINDING(4)) readonly uniform imageBuffer p2c_texels;  // [B, H, M, R]
+#define DEB_C2P(i) imageLoad(c2p_texels, int(i)).x
+#define DEB_P2C(i) imageLoad(p2c_texels, int(i)).x
+#else
 layout(std430, binding = ATTN_EXTRA_BINDING(3)) readonly buffer C2p { float c2p[]; };  // [B, H, N, R]
 layout(std430, binding = ATTN_EXTRA_BINDING(4)) readonly buffer P2c { float p2c[]; };  // [B, H, M, R]
+#define DEB_C2P(i) c2p[i]
+#define DEB_P2C(i) p2c[i]
+#endif
 
 #if defined(PEBENCH_ATTN_FLASH_DECL_GLSL) || defined(PEBENCH_ATTN_FLASH_GPU_GLSL)
 layout(constant_id = 6) const bool DEB_C2P_TABLE = true;
@@ -55,7 +66,7 @@ float deberta_term(uint r, uint h, uint kpos) {
   const uint idx = uint(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + deb_dist_base[r] + kpos]);
   float c2p_term = 0.0, p2c_term = 0.0;
   if (DEB_C2P_TABLE) {
-    c2p_term = c2p[ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + idx];
+    c2p_term = DEB_C2P(ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + idx);
   } else {
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
     // attn_q is already scaled.
@@ -65,7 +76,7 @@ float deberta_term(uint r, uint h, uint kpos) {
 #endif
   }
   if (DEB_P2C_TABLE) {
-    p2c_term = p2c[ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r] + kpos * pc.rel_width + idx];
+    p2c_term = DEB_P2C(ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r] + kpos * pc.rel_width + idx);
   } else {
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
     // The key being folded in (flash_decl.glsl; _at: inside the causal branch).
@@ -107,13 +118,13 @@ float deb_far_c2p[ROWS];
 void deberta_far_begin(uint side) {
   const int rp = side == 0 ? -int(FAR_LEFT) : int(FAR_RIGHT);  // j - i'
   deb_far_idx = uint(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + uint(clamp(rp + int(pc.kv_seq) - 1, 0, int(pc.kv_seq + pc.seq) - 2))]);
-  [[unroll]] for (uint r = 0; r < ROWS; ++r) deb_far_c2p[r] = c2p[ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + deb_far_idx];
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) deb_far_c2p[r] = DEB_C2P(ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + deb_far_idx);
 }
 // The p2c entry is one per key and head: slots of one head share its read
 // (ATTN_SLOT_HEADS; the fold of a far key has no mask to tell them apart):
 // 7% faster at N = M = 2048 MHA.
 float deberta_far_term(uint r, uint kpos) {
-  return deb_far_c2p[r] + p2c[ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r % ATTN_SLOT_HEADS] + kpos * pc.rel_width + deb_far_idx];
+  return deb_far_c2p[r] + DEB_P2C(ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r % ATTN_SLOT_HEADS] + kpos * pc.rel_width + deb_far_idx);
 }
 #define ATTN_FAR_BEGIN(side) deberta_far_begin(side)
 #define ATTN_FAR_SCORE_TERM(r, kpos) deberta_far_term(r, kpos)

@@ -58,6 +58,7 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const
   }
   on.storage_texel_rgba32f = has.storage_texel_rgba32f;  // format properties: nothing to enable
   on.storage_texel_rgba16f = has.storage_texel_rgba16f;
+  on.storage_texel_r32f = has.storage_texel_r32f;
   // Portability drivers (MoltenVK) require this extension to be enabled.
   if (info.has_extension("VK_KHR_portability_subset")) extensions.push_back("VK_KHR_portability_subset");
 

@@ -23,10 +23,12 @@ struct DeviceFeatures {
   bool integer_dot_product_4x8_accelerated = false;  // integerDotProduct4x8BitPacked{Signed,Unsigned}Accelerated
   bool cooperative_matrix = false;        // VK_KHR_cooperative_matrix::cooperativeMatrix
   bool bfloat16 = false;                  // VK_KHR_shader_bfloat16::shaderBFloat16Type (headers permitting)
-  // Storage texel buffers of vec4 texels (VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT
-  // of R32G32B32A32_SFLOAT / R16G16B16A16_SFLOAT): format properties, nothing to enable.
+  // Storage texel buffers (VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT of
+  // R32G32B32A32_SFLOAT / R16G16B16A16_SFLOAT / R32_SFLOAT): format
+  // properties, nothing to enable.
   bool storage_texel_rgba32f = false;
   bool storage_texel_rgba16f = false;
+  bool storage_texel_r32f = false;
 };
 
 struct DeviceLimits {

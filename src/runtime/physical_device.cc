@@ -281,6 +281,7 @@ void query_features(VkPhysicalDevice device, const QuerySupport& support, bool d
   info.features.pipeline_executable_info = support.exec_props && exec_props.pipelineExecutableInfo;
   info.features.storage_texel_rgba32f = storage_texel_buffer_format(device, VK_FORMAT_R32G32B32A32_SFLOAT);
   info.features.storage_texel_rgba16f = storage_texel_buffer_format(device, VK_FORMAT_R16G16B16A16_SFLOAT);
+  info.features.storage_texel_r32f = storage_texel_buffer_format(device, VK_FORMAT_R32_SFLOAT);
 }
 
 // Compute queue: prefer a compute-only family (async compute), else any with compute.

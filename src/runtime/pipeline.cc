@@ -84,6 +84,32 @@ StatusOr<std::vector<std::pair<std::string, double>>> executable_stats(VkDevice 
   return out;
 }
 
+// The storage texel buffer formats pebench binds.
+struct TexelFormatInfo {
+  uint32_t spirv;  // SPIR-V ImageFormat
+  VkFormat format;
+  VkDeviceSize bytes;
+  bool DeviceFeatures::*supported;
+  const char* name;
+};
+constexpr TexelFormatInfo kTexelFormats[] = {
+    {kSpirvImageFormatRgba32f, VK_FORMAT_R32G32B32A32_SFLOAT, 16, &DeviceFeatures::storage_texel_rgba32f, "rgba32f"},
+    {kSpirvImageFormatRgba16f, VK_FORMAT_R16G16B16A16_SFLOAT, 8, &DeviceFeatures::storage_texel_rgba16f, "rgba16f"},
+    {kSpirvImageFormatR32f, VK_FORMAT_R32_SFLOAT, 4, &DeviceFeatures::storage_texel_r32f, "r32f"},
+};
+const TexelFormatInfo* texel_format(uint32_t spirv) {
+  for (const auto& f : kTexelFormats) {
+    if (f.spirv == spirv) return &f;
+  }
+  return nullptr;
+}
+const TexelFormatInfo* texel_format(VkFormat format) {
+  for (const auto& f : kTexelFormats) {
+    if (f.format == format) return &f;
+  }
+  return nullptr;
+}
+
 // The format of each binding: a storage texel buffer's (from the shader's
 // SPIR-V), VK_FORMAT_UNDEFINED for a storage buffer. Errors where the device
 // cannot bind them (FEATURE_NOT_PRESENT) or the shader's texel buffer lies
@@ -97,18 +123,17 @@ StatusOr<std::vector<VkFormat>> binding_formats(const Device& device, const Spir
       return Status::error(fmt::format("{}: the shader's texel buffer at binding {} is past the {} buffers bound",
                                        desc.name, binding, desc.buffer_count));
     }
-    const bool rgba32f = spirv_format == kSpirvImageFormatRgba32f, rgba16f = spirv_format == kSpirvImageFormatRgba16f;
-    if (!rgba32f && !rgba16f) {
+    const TexelFormatInfo* f = texel_format(spirv_format);
+    if (!f) {
       return Status::error(fmt::format("{}: texel buffer at binding {} has SPIR-V image format {} (pebench binds "
-                                       "rgba32f and rgba16f)",
+                                       "rgba32f, rgba16f and r32f)",
                                        desc.name, binding, spirv_format));
     }
-    if (!(rgba32f ? device.enabled().storage_texel_rgba32f : device.enabled().storage_texel_rgba16f)) {
-      return Status::error(fmt::format("{}: storage texel buffers of {} not supported", desc.name,
-                                       rgba32f ? "rgba32f" : "rgba16f"),
+    if (!(device.enabled().*(f->supported))) {
+      return Status::error(fmt::format("{}: storage texel buffers of {} not supported", desc.name, f->name),
                            VK_ERROR_FEATURE_NOT_PRESENT);
     }
-    formats[binding] = rgba32f ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R16G16B16A16_SFLOAT;
+    formats[binding] = f->format;
   }
   const uint32_t texels = static_cast<uint32_t>(shader.texel_buffers.size());
   if (texels > limits.max_per_stage_descriptor_storage_images) {
@@ -243,7 +268,7 @@ StatusOr<VkBufferView> DescriptorPool::texel_view(const ComputePipeline& pipelin
                                                   const BufferRange& range) {
   const DeviceLimits& limits = device_.info().limits;
   const VkFormat format = pipeline.binding_format(binding);
-  const VkDeviceSize texel_bytes = format == VK_FORMAT_R32G32B32A32_SFLOAT ? 16 : 8;
+  const VkDeviceSize texel_bytes = texel_format(format)->bytes;
   const VkDeviceSize bytes = range.size == VK_WHOLE_SIZE ? range.buffer->size() - range.offset : range.size;
   const VkDeviceSize texels = bytes / texel_bytes;
   if (limits.min_texel_buffer_offset_alignment == 0 || range.offset % limits.min_texel_buffer_offset_alignment != 0 ||

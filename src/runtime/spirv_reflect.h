@@ -27,6 +27,7 @@ struct SpecConstantInfo {
 // SPIR-V's ImageFormat enumerants that a storage texel buffer may use here.
 inline constexpr uint32_t kSpirvImageFormatRgba32f = 1;
 inline constexpr uint32_t kSpirvImageFormatRgba16f = 2;
+inline constexpr uint32_t kSpirvImageFormatR32f = 3;
 
 struct SpirvReflection {
   std::map<uint32_t, SpecConstantInfo> spec_constants;  // by constant_id

@@ -103,6 +103,7 @@ nlohmann::json device_json(const PhysicalDeviceInfo& d) {
       {"cooperative_matrix", f.cooperative_matrix},
       {"storage_texel_rgba32f", f.storage_texel_rgba32f},
       {"storage_texel_rgba16f", f.storage_texel_rgba16f},
+      {"storage_texel_r32f", f.storage_texel_r32f},
       {"bfloat16", f.bfloat16},
   };
   nlohmann::json heaps = nlohmann::json::array();

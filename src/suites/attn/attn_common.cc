@@ -342,23 +342,26 @@ void AttnCase::pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindin
 }
 
 bool AttnCase::texel_build_fits(const Recorder& rec, const Dispatch& d) const {
-  std::vector<std::string> texel;
+  std::vector<TexelTensor> texel;
   for (const auto& term : terms_) {
     for (auto& t : term->flash_cpu_texel_tensors()) texel.push_back(std::move(t));
   }
-  const AttnShape& s = shape_;
   const DeviceLimits& limits = rec.limits();
-  const bool f16 = s.dtype == DType::kF16;
-  if (texel.empty() || s.dim % 4 != 0 || d.buffers.size() > limits.max_per_stage_descriptor_storage_buffers ||
-      !(f16 ? rec.enabled().storage_texel_rgba16f : rec.enabled().storage_texel_rgba32f) ||
+  if (texel.empty() || d.buffers.size() > limits.max_per_stage_descriptor_storage_buffers ||
       texel.size() > limits.max_per_stage_descriptor_storage_images || limits.min_texel_buffer_offset_alignment == 0) {
     return false;
   }
   const TensorLayout layout = tensor_layout(tensors());
-  const size_t texel_bytes = f16 ? 8 : 16;
-  for (const auto& name : texel) {
-    const TensorPlacement& p = layout.at(name);
-    if (p.offset % limits.min_texel_buffer_offset_alignment != 0 ||
+  const DeviceFeatures& f = rec.enabled();
+  for (const TexelTensor& t : texel) {
+    using Format = TexelTensor::Format;
+    const bool vec4 = t.format != Format::kR32f;
+    const size_t texel_bytes = t.format == Format::kRgba32f ? 16 : t.format == Format::kRgba16f ? 8 : 4;
+    const bool supported = t.format == Format::kRgba32f   ? f.storage_texel_rgba32f
+                           : t.format == Format::kRgba16f ? f.storage_texel_rgba16f
+                                                          : f.storage_texel_r32f;
+    const TensorPlacement& p = layout.at(t.name);
+    if (!supported || (vec4 && shape_.dim % 4 != 0) || p.offset % limits.min_texel_buffer_offset_alignment != 0 ||
         p.span() / texel_bytes > limits.max_texel_buffer_elements) {
       return false;
     }

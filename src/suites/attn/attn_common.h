@@ -275,9 +275,9 @@ class AttnCase : public Case {
   };
   void pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
   // Whether the CPU kernel's unpacked dispatch `d` can run its texel build:
-  // the terms name texel tensors (AttnTerm::flash_cpu_texel_tensors), rows
-  // are whole texels (D % 4 == 0) and the device binds each tensor as a
-  // storage texel buffer of the case's dtype.
+  // the terms name texel tensors (AttnTerm::flash_cpu_texel_tensors), vec4
+  // rows are whole texels (D % 4 == 0) and the device binds each tensor as
+  // a storage texel buffer of its format.
   bool texel_build_fits(const Recorder& rec, const Dispatch& d) const;
   void record_naive(Recorder& rec) const;
 

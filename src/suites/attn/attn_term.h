@@ -69,6 +69,14 @@ struct NamedConstant {
   uint32_t value;
 };
 
+// A tensor as a texel build reads it: vec4 texels of the case's dtype (rows
+// of whole texels: D % 4 == 0) or single floats.
+struct TexelTensor {
+  enum class Format { kRgba32f, kRgba16f, kR32f };
+  std::string name;
+  Format format;
+};
+
 // Loop iterations one flash invocation runs in the hooks' own rolled loops
 // (counted against llvmpipe's loop budget: flash_loop_iterations).
 struct FlashHookLoops {
@@ -108,12 +116,12 @@ class AttnTerm {
   // docs/attention-kernels.md), so the planner keeps every lane reading it.
   virtual bool flash_cpu_tile_shuffle() const { return true; }
   // CPU kernel: tensors of bindings() that the kernel's texel build
-  // (`// pebench-build: texel ATTN_TEXEL`) reads as storage texel buffers of
-  // vec4 texels; where the device can bind them so (AttnCase::texel_build_fits),
-  // the CPU kernel runs that build. For rows that every lane reads at a
-  // different address (XL's rk): llvmpipe fetches a texel for all lanes at
-  // once (docs/lavapipe.md).
-  virtual std::vector<std::string> flash_cpu_texel_tensors() const { return {}; }
+  // (`// pebench-build: texel ATTN_TEXEL`) reads as storage texel buffers;
+  // where the device can bind them so (AttnCase::texel_build_fits), the CPU
+  // kernel runs that build. For data that every lane reads at a different
+  // address (XL's rk rows, DeBERTa's table entries): llvmpipe fetches a
+  // texel for all lanes at once (docs/lavapipe.md).
+  virtual std::vector<TexelTensor> flash_cpu_texel_tensors() const { return {}; }
   // CPU kernel, staged: where the term's hooks define ATTN_FAR_SCORE_TERM, the
   // distances from which its score term takes a simpler form (T5 and Shaw:
   // one value per row and side; DeBERTa: no idx): keys that far before or

@@ -34,7 +34,9 @@ class XlPositions : public AttnTerm {
   }
   std::vector<std::string> bindings() const override { return {"rk", "u", "vb"}; }
   // Each lane of the CPU kernel reads its own rk row per key.
-  std::vector<std::string> flash_cpu_texel_tensors() const override { return {"rk"}; }
+  std::vector<TexelTensor> flash_cpu_texel_tensors() const override {
+    return {{"rk", shape_.dtype == DType::kF16 ? TexelTensor::Format::kRgba16f : TexelTensor::Format::kRgba32f}};
+  }
 
   void fill(TensorMap& t, Rng& rng) const override {
     const AttnShape& s = shape_;
