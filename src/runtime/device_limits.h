@@ -9,6 +9,14 @@
 
 namespace pebench {
 
+// The storage texel buffer formats pebench binds (a kernel's texel build):
+// vec4 texels of f32 or f16, or single f32s.
+enum class TexelFormat { kRgba32f, kRgba16f, kR32f };
+inline constexpr uint32_t texel_bytes(TexelFormat f) {
+  return f == TexelFormat::kRgba32f ? 16 : f == TexelFormat::kRgba16f ? 8 : 4;
+}
+inline constexpr bool texel_is_vec4(TexelFormat f) { return f != TexelFormat::kR32f; }
+
 struct DeviceFeatures {
   bool storage_buffer_16bit = false;   // VkPhysicalDevice16BitStorageFeatures::storageBuffer16BitAccess
   bool shader_float16 = false;         // VkPhysicalDeviceShaderFloat16Int8Features::shaderFloat16
@@ -29,6 +37,12 @@ struct DeviceFeatures {
   bool storage_texel_rgba32f = false;
   bool storage_texel_rgba16f = false;
   bool storage_texel_r32f = false;
+
+  bool storage_texel(TexelFormat f) const {
+    return f == TexelFormat::kRgba32f   ? storage_texel_rgba32f
+           : f == TexelFormat::kRgba16f ? storage_texel_rgba16f
+                                        : storage_texel_r32f;
+  }
 };
 
 struct DeviceLimits {

@@ -235,13 +235,14 @@ bool query_properties(VkPhysicalDevice device, const QuerySupport& support, Phys
          dot_props.integerDotProduct4x8BitPackedUnsignedAccelerated;
 }
 
-// Features, same rule as the properties.
+// Whether `format` can back a storage texel buffer (a format property).
 bool storage_texel_buffer_format(VkPhysicalDevice device, VkFormat format) {
   VkFormatProperties props{};
   vkGetPhysicalDeviceFormatProperties(device, format, &props);
   return (props.bufferFeatures & VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT) != 0;
 }
 
+// Features, same rule as the properties.
 void query_features(VkPhysicalDevice device, const QuerySupport& support, bool dot_4x8_accelerated,
                     PhysicalDeviceInfo& info) {
   VkPhysicalDeviceFeatures2 feats2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};

@@ -84,18 +84,18 @@ StatusOr<std::vector<std::pair<std::string, double>>> executable_stats(VkDevice 
   return out;
 }
 
-// The storage texel buffer formats pebench binds.
+// The storage texel buffer formats pebench binds (TexelFormat), as SPIR-V
+// and Vulkan name them.
 struct TexelFormatInfo {
   uint32_t spirv;  // SPIR-V ImageFormat
   VkFormat format;
-  VkDeviceSize bytes;
-  bool DeviceFeatures::*supported;
+  TexelFormat texel;
   const char* name;
 };
 constexpr TexelFormatInfo kTexelFormats[] = {
-    {kSpirvImageFormatRgba32f, VK_FORMAT_R32G32B32A32_SFLOAT, 16, &DeviceFeatures::storage_texel_rgba32f, "rgba32f"},
-    {kSpirvImageFormatRgba16f, VK_FORMAT_R16G16B16A16_SFLOAT, 8, &DeviceFeatures::storage_texel_rgba16f, "rgba16f"},
-    {kSpirvImageFormatR32f, VK_FORMAT_R32_SFLOAT, 4, &DeviceFeatures::storage_texel_r32f, "r32f"},
+    {kSpirvImageFormatRgba32f, VK_FORMAT_R32G32B32A32_SFLOAT, TexelFormat::kRgba32f, "rgba32f"},
+    {kSpirvImageFormatRgba16f, VK_FORMAT_R16G16B16A16_SFLOAT, TexelFormat::kRgba16f, "rgba16f"},
+    {kSpirvImageFormatR32f, VK_FORMAT_R32_SFLOAT, TexelFormat::kR32f, "r32f"},
 };
 const TexelFormatInfo* texel_format(uint32_t spirv) {
   for (const auto& f : kTexelFormats) {
@@ -129,7 +129,7 @@ StatusOr<std::vector<VkFormat>> binding_formats(const Device& device, const Spir
                                        "rgba32f, rgba16f and r32f)",
                                        desc.name, binding, spirv_format));
     }
-    if (!(device.enabled().*(f->supported))) {
+    if (!device.enabled().storage_texel(f->texel)) {
       return Status::error(fmt::format("{}: storage texel buffers of {} not supported", desc.name, f->name),
                            VK_ERROR_FEATURE_NOT_PRESENT);
     }
@@ -268,9 +268,9 @@ StatusOr<VkBufferView> DescriptorPool::texel_view(const ComputePipeline& pipelin
                                                   const BufferRange& range) {
   const DeviceLimits& limits = device_.info().limits;
   const VkFormat format = pipeline.binding_format(binding);
-  const VkDeviceSize texel_bytes = texel_format(format)->bytes;
+  const VkDeviceSize bytes_per_texel = texel_bytes(texel_format(format)->texel);
   const VkDeviceSize bytes = range.size == VK_WHOLE_SIZE ? range.buffer->size() - range.offset : range.size;
-  const VkDeviceSize texels = bytes / texel_bytes;
+  const VkDeviceSize texels = bytes / bytes_per_texel;
   if (limits.min_texel_buffer_offset_alignment == 0 || range.offset % limits.min_texel_buffer_offset_alignment != 0 ||
       texels > limits.max_texel_buffer_elements) {
     return Status::error(fmt::format("{}: binding {}: a texel buffer of {} texels at offset {} (device allows {} "
@@ -283,7 +283,7 @@ StatusOr<VkBufferView> DescriptorPool::texel_view(const ComputePipeline& pipelin
   info.buffer = range.buffer->handle();
   info.format = format;
   info.offset = range.offset;
-  info.range = texels * texel_bytes;  // whole texels
+  info.range = texels * bytes_per_texel;  // whole texels
   VkBufferView view = VK_NULL_HANDLE;
   PB_VK_RETURN_IF_ERROR(vkCreateBufferView(device_.handle(), &info, nullptr, &view));
   views_.push_back(view);

@@ -322,8 +322,12 @@ std::vector<TensorDesc> AttnCase::tensors() const {
   return t;
 }
 
+bool AttnCase::needs_packing(const Recorder& rec, const Dispatch& d) {
+  return d.buffers.size() > rec.limits().max_per_stage_descriptor_storage_buffers;
+}
+
 void AttnCase::pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const {
-  if (d.buffers.size() <= rec.limits().max_per_stage_descriptor_storage_buffers) return;
+  if (!needs_packing(rec, d)) return;
   const TensorLayout layout = tensor_layout(tensors());
   auto words = [&](const std::string& name) {
     return name.empty() ? 0u : static_cast<uint32_t>(layout.at(name).offset / 4);
@@ -347,22 +351,16 @@ bool AttnCase::texel_build_fits(const Recorder& rec, const Dispatch& d) const {
     for (auto& t : term->flash_cpu_texel_tensors()) texel.push_back(std::move(t));
   }
   const DeviceLimits& limits = rec.limits();
-  if (texel.empty() || d.buffers.size() > limits.max_per_stage_descriptor_storage_buffers ||
-      texel.size() > limits.max_per_stage_descriptor_storage_images || limits.min_texel_buffer_offset_alignment == 0) {
+  if (texel.empty() || needs_packing(rec, d) || texel.size() > limits.max_per_stage_descriptor_storage_images ||
+      limits.min_texel_buffer_offset_alignment == 0) {
     return false;
   }
   const TensorLayout layout = tensor_layout(tensors());
-  const DeviceFeatures& f = rec.enabled();
   for (const TexelTensor& t : texel) {
-    using Format = TexelTensor::Format;
-    const bool vec4 = t.format != Format::kR32f;
-    const size_t texel_bytes = t.format == Format::kRgba32f ? 16 : t.format == Format::kRgba16f ? 8 : 4;
-    const bool supported = t.format == Format::kRgba32f   ? f.storage_texel_rgba32f
-                           : t.format == Format::kRgba16f ? f.storage_texel_rgba16f
-                                                          : f.storage_texel_r32f;
     const TensorPlacement& p = layout.at(t.name);
-    if (!supported || (vec4 && shape_.dim % 4 != 0) || p.offset % limits.min_texel_buffer_offset_alignment != 0 ||
-        p.span() / texel_bytes > limits.max_texel_buffer_elements) {
+    if (!rec.enabled().storage_texel(t.format) || (texel_is_vec4(t.format) && shape_.dim % 4 != 0) ||
+        p.offset % limits.min_texel_buffer_offset_alignment != 0 ||
+        p.span() / texel_bytes(t.format) > limits.max_texel_buffer_elements) {
       return false;
     }
   }

@@ -273,6 +273,8 @@ class AttnCase : public Case {
     std::string out, ml, acc;         // the kernel's output and partials ("": none)
     std::vector<std::string> extras;  // the variant's extra bindings, in order
   };
+  // Whether `d` binds more storage buffers than the device allows a stage.
+  static bool needs_packing(const Recorder& rec, const Dispatch& d);
   void pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
   // Whether the CPU kernel's unpacked dispatch `d` can run its texel build:
   // the terms name texel tensors (AttnTerm::flash_cpu_texel_tensors), vec4

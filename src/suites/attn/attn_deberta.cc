@@ -133,7 +133,7 @@ class DisentangledTerms : public AttnTerm {
   std::vector<std::string> bindings() const override { return {"deberta_idx", "kr", "qr", "c2p", "p2c"}; }
   // The CPU kernel's table entries: one per lane and score in the band.
   std::vector<TexelTensor> flash_cpu_texel_tensors() const override {
-    return {{"c2p", TexelTensor::Format::kR32f}, {"p2c", TexelTensor::Format::kR32f}};
+    return {{"c2p", TexelFormat::kR32f}, {"p2c", TexelFormat::kR32f}};
   }
   void fill(TensorMap& t, Rng& rng) const override {
     t.at("kr").fill_uniform(rng, -1.0, 1.0);

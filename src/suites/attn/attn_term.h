@@ -72,9 +72,8 @@ struct NamedConstant {
 // A tensor as a texel build reads it: vec4 texels of the case's dtype (rows
 // of whole texels: D % 4 == 0) or single floats.
 struct TexelTensor {
-  enum class Format { kRgba32f, kRgba16f, kR32f };
   std::string name;
-  Format format;
+  TexelFormat format;
 };
 
 // Loop iterations one flash invocation runs in the hooks' own rolled loops

@@ -35,7 +35,7 @@ class XlPositions : public AttnTerm {
   std::vector<std::string> bindings() const override { return {"rk", "u", "vb"}; }
   // Each lane of the CPU kernel reads its own rk row per key.
   std::vector<TexelTensor> flash_cpu_texel_tensors() const override {
-    return {{"rk", shape_.dtype == DType::kF16 ? TexelTensor::Format::kRgba16f : TexelTensor::Format::kRgba32f}};
+    return {{"rk", shape_.dtype == DType::kF16 ? TexelFormat::kRgba16f : TexelFormat::kRgba32f}};
   }
 
   void fill(TensorMap& t, Rng& rng) const override {
