@@ -153,10 +153,18 @@ uvec2 attn_far_band(uint rows, uint group, uint kb, uint ke) {
 }
 #endif
 
+// GROUP through a function: a `const` initialised from it would be a
+// specialization-constant op that takes over GROUP's name in the SPIR-V.
+uint attn_group() { return GROUP; }
+
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint wg = gl_WorkGroupSize.x;
-  const uint group = pc.heads / pc.kv_heads;
+  // GROUP (= H / Hkv, a spec constant) rather than the push constants' ratio:
+  // llvmpipe recomputes a row's position and head from their operands at
+  // every use after a barrier, so a divisor it cannot fold costs a scalar
+  // division per lane, row slot and key.
+  const uint group = attn_group();
   const uint rows = group * pc.seq;  // query rows reading this kv head
   const uint kvh = gl_WorkGroupID.y % pc.kv_heads;
   const uint kv_row0 = gl_WorkGroupID.y * pc.kv_seq;  // row of key 0 in k and v
@@ -193,6 +201,11 @@ void main() {
     }
   }
 
+#ifdef ATTN_SLOTS_BY_HEAD
+  // Staged: row0 and np are multiples of ROWS, so the invocation's slots
+  // share one head block: one division for all of them (see attn_group).
+  const uint slot_block = row0 / np, slot_pos0 = row0 - slot_block * np;
+#endif
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
 #ifdef ATTN_SLOTS_BY_HEAD
     uint i;
@@ -203,11 +216,10 @@ void main() {
     } else {
       // Idle slots read a row in range and write nothing; their position
       // continues the slots' sequence.
-      const uint pr = row0 + r;
-      i = min(pr % np, pc.seq - 1);
-      attn_h[r] = kvh * group + min(pr / np, group - 1);
+      i = min(slot_pos0 + r, pc.seq - 1);
+      attn_h[r] = kvh * group + min(slot_block, group - 1);
     }
-    attn_qpos[r] = (DIRECT ? i : (row0 + r) % np) + pc.kv_seq - pc.seq;
+    attn_qpos[r] = (DIRECT ? i : slot_pos0 + r) + pc.kv_seq - pc.seq;
 #else
     const uint rr = min(row0 + r * row_step, rows - 1);  // idle slots shadow the last row, write nothing
     const uint i = rr / group;
