@@ -153,17 +153,17 @@ uvec2 attn_far_band(uint rows, uint group, uint kb, uint ke) {
 }
 #endif
 
-// GROUP through a function: a `const` initialised from it would be a
-// specialization-constant op that takes over GROUP's name in the SPIR-V.
+// G = H / Hkv from the GROUP spec constant, not from the push constants:
+// llvmpipe recomputes a row's position and head from their operands at
+// every use after a barrier, so a divisor it cannot fold costs a scalar
+// division per lane, row slot and key (docs/lavapipe.md). A function, since
+// a `const` initialised from GROUP would be a spec-constant op that takes
+// over GROUP's name in the SPIR-V.
 uint attn_group() { return GROUP; }
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint wg = gl_WorkGroupSize.x;
-  // GROUP (= H / Hkv, a spec constant) rather than the push constants' ratio:
-  // llvmpipe recomputes a row's position and head from their operands at
-  // every use after a barrier, so a divisor it cannot fold costs a scalar
-  // division per lane, row slot and key.
   const uint group = attn_group();
   const uint rows = group * pc.seq;  // query rows reading this kv head
   const uint kvh = gl_WorkGroupID.y % pc.kv_heads;
@@ -286,9 +286,8 @@ void main() {
       if (row >= rows) break;
       qrow = attn_q_row(attn_h[r], row / group);
     } else {
-      const uint pr = row0 + r;
-      if (pr / np >= group || pr % np >= pc.seq) break;  // idle slots are the last ones
-      qrow = attn_q_row(attn_h[r], pr % np);
+      if (slot_block >= group || slot_pos0 + r >= pc.seq) break;  // idle slots are the last ones
+      qrow = attn_q_row(attn_h[r], slot_pos0 + r);
     }
 #else
     const uint row = row0 + r * row_step;

@@ -3,9 +3,10 @@
 // where the module keeps names, default), its workgroup size, literal or
 // taken from spec constants (local_size_x_id ...), and which of its set-0
 // bindings are storage texel buffers (`imageBuffer`) rather than storage
-// buffers, in which format, so that the pipeline's layout follows the shader. The pipeline checks the
-// host's spec constants against it and reports local sizes from it, so a
-// host/shader mismatch is a clear error instead of a wrong answer.
+// buffers, in which format, so that the pipeline's layout follows the
+// shader. The pipeline checks the host's spec constants against it and
+// reports local sizes from it, so a host/shader mismatch is a clear error
+// instead of a wrong answer.
 #pragma once
 
 #include <array>
