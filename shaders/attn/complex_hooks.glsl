@@ -37,8 +37,8 @@ layout(std430, binding = ATTN_EXTRA_BINDING(3)) writeonly buffer OiV { ATTN_CHUN
 #define GPU_SCORE(sp, kk) \
   ((pc.scale < 0.0 ? -1.0 : 1.0) * sqrt(sp[0][kk] * sp[0][kk] + sp[1][kk] * sp[1][kk]))
 #else
-// attn_q holds scale q | scale qi, attn_k_chunk k | ki: the dots give scale re and
-// scale im, whose norm is |scale| |z|; the sign restores scale's.
+// attn_q holds q | qi, attn_k_chunk k | ki: the dots give re and im, and
+// the core scales their norm |z|.
 void complex_scores(out float dots[ROWS]) {
   float re[ROWS], im[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
@@ -53,8 +53,7 @@ void complex_scores(out float dots[ROWS]) {
       im[r] += dot(qr, kim) + dot(qim, kr);
     }
   }
-  const float sign = pc.scale < 0.0 ? -1.0 : 1.0;
-  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = sign * sqrt(re[r] * re[r] + im[r] * im[r]);
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = pc.scale * sqrt(re[r] * re[r] + im[r] * im[r]);
 }
 #define ATTN_SCORES(kpos, dots) complex_scores(dots)
 #endif

@@ -69,10 +69,10 @@ float deberta_term(uint r, uint h, uint kpos) {
     c2p_term = DEB_C2P(ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + idx);
   } else {
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
-    // attn_q is already scaled.
     const uint base = (h * pc.two_s + idx) * HEAD_DIM;
-    c2p_term = 0.0;
-    [[unroll]] for (uint c = 0; c < D4P; ++c) c2p_term += dot(attn_q_chunk(r, c), ATTN_LOAD_CHUNK(kr, kr_c, ATTN_EXTRA_OFF_S(1) + base, c));
+    float acc = 0.0;
+    [[unroll]] for (uint c = 0; c < D4P; ++c) acc += dot(attn_q_chunk(r, c), ATTN_LOAD_CHUNK(kr, kr_c, ATTN_EXTRA_OFF_S(1) + base, c));
+    c2p_term = pc.scale * acc;
 #endif
   }
   if (DEB_P2C_TABLE) {

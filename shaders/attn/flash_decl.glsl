@@ -21,25 +21,28 @@
 //                                     one head (each head's rows padded to a multiple of
 //                                     ROWS), so distance-indexed rows can be shared (XL)
 //   ATTN_ROW_STATE(r, h, qpos)        once per row slot, its q row (attn_q[r * QW + c])
-//                                     loaded and not yet scaled: per-row state (ALiBi's
-//                                     slope, T5's row base) and q transforms (RoPE, XL's
-//                                     q + u)
+//                                     loaded: per-row state (ALiBi's slope, T5's row
+//                                     base) and q transforms (direct mode only: RoPE,
+//                                     XL's q + u). Staged, keep row state to values
+//                                     loaded, not computed (the scale, below)
 //   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
 //   ATTN_STAGE_CHUNK(jt, c, kpos)    staged mode, per chunk c of tile key jt (position kpos)
 //                                     as K and V are staged: the variant stages its own
 //                                     STAGED_CHUNKS chunks a key at attn_staged_at(jt) (the
 //                                     host's AttnTerm::flash_cpu_staged_chunks)
-//   ATTN_KEYS_BEGIN(kb, ke)           once per invocation, every slot loaded and scaled,
+//   ATTN_KEYS_BEGIN(kb, ke)           once per invocation, every slot loaded,
 //                                     before the key loop over keys [kb, ke) (after the
 //                                     causal cut; empty when kb >= ke): state derived from
 //                                     the slots' rows and per-distance precomputation for
 //                                     those keys (Shaw's q.rel_k, XL's vb - u and queues)
-//   ATTN_SCORES(kpos, dots)           replaces the score: fills float dots[ROWS] from attn_q
-//                                     (scaled) and attn_k_chunk(c) (a non-additive score: complex;
-//                                     further dots in the same pass over the chunks: TUPE)
-//   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key;
-//                                     attn_q_chunk(r, c) is the scaled q row
+//   ATTN_SCORES(kpos, dots)           replaces scale * q.k: fills float dots[ROWS] from attn_q
+//                                     (not scaled) and attn_k_chunk(c) (a non-additive score:
+//                                     complex; further dots in the same pass over the chunks:
+//                                     TUPE, XL)
+//   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key (scaled by
+//                                     the hook where it should be); attn_q_chunk(r, c) is
+//                                     the q row, not scaled
 //   ATTN_VALUE_TERM(r, h, qpos, kpos, c)  vec4 added to v's chunk c, weighted like v
 //   ATTN_KEY_FOLDED(r, kpos, s, w, alpha, far)  per (slot, key) after the online-softmax step
 //                                     (far: the key is in a far range, see ATTN_FAR_BEGIN):
@@ -56,7 +59,7 @@
 //                                     it turns far ranges on)
 //   ATTN_ROWS_FINISH()                once per invocation after its keys, before the output
 //                                     or partials: may add to attn_acc (relative to attn_m)
-// Layout: one invocation owns ROWS query rows (q, scaled, and the f32
+// Layout: one invocation owns ROWS query rows (q as loaded, and the f32
 // accumulator in registers), so the online softmax needs no cross-invocation
 // reductions, and each K/V element it reads serves ROWS rows. Rows of a
 // workgroup are the G = H/Hkv query heads of one kv head at consecutive
@@ -127,8 +130,9 @@ const uint TILE_V0 = BC * QW, TILE_X0 = 2 * BC * QW;
 shared vec4 attn_tile[DIRECT ? 1 : BC * (2 * QW + STAGED_CHUNKS)];
 uint attn_staged_at(uint jt) { return TILE_X0 + jt * STAGED_CHUNKS; }
 
-// The invocation's rows: q (scaled) and the output accumulators, slot r at
-// [r * QW, (r + 1) * QW) (part p at r * QW + p * D4P).
+// The invocation's rows: q (as loaded, never scaled: flash_main.glsl) and
+// the output accumulators, slot r at [r * QW, (r + 1) * QW) (part p at
+// r * QW + p * D4P).
 vec4 attn_q[ROWS * QW];
 vec4 attn_acc[ROWS * QW];
 

@@ -57,6 +57,7 @@ void attn_fold_key(uint kpos, const bool far) {
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k_chunk(c));
   }
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] *= pc.scale;
 #endif
   // Online softmax, branch-free: alpha rescales what was summed under the
   // old max (1 when the max is unchanged, 0 when it was ATTN_MASKED).
@@ -236,10 +237,10 @@ void main() {
 #ifdef ATTN_ROW_STATE
     ATTN_ROW_STATE(r, attn_h[r], attn_qpos[r]);
 #endif
-    [[unroll]] for (uint c = 0; c < QW; ++c) {
-      attn_q[r * QW + c] *= pc.scale;
-      attn_acc[r * QW + c] = vec4(0.0);
-    }
+    // q stays as loaded; the scale multiplies each score (attn_fold_key).
+    // A scaled copy would be recomputed from q at every use in the key
+    // loop (docs/lavapipe.md): 512 multiplies a key in nope at D 64.
+    [[unroll]] for (uint c = 0; c < QW; ++c) attn_acc[r * QW + c] = vec4(0.0);
     attn_m[r] = ATTN_MASKED;
     attn_l[r] = 0.0;
   }

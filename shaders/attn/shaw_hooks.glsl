@@ -65,7 +65,7 @@ void shaw_keys_begin(uint kb, uint ke) {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       float d = 0.0;
       [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(attn_q[r * QW + c], rk[c]);
-      shaw_qrk[r * SHAW_NREL + uint(x)] = d;
+      shaw_qrk[r * SHAW_NREL + uint(x)] = pc.scale * d;
       shaw_band[r * SHAW_NREL + uint(x)] = ATTN_MASKED;
     }
   }

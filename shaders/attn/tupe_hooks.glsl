@@ -22,7 +22,7 @@ const uint TUPE_D4 = (HEAD_DIM + 3) / 4;
 uint tupe_row(uint h, uint pos) { return (h * pc.kv_seq + pos) * HEAD_DIM; }
 
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
-// Each row slot's pq[h, i'] row, times scale.
+// Each row slot's pq[h, i'] row as loaded (the core scales the score).
 vec4 tupe_pq[ATTN_ROW_SLOTS * TUPE_D4];
 
 // Staged MHA: every invocation of the workgroup reads the same pk row per key
@@ -39,11 +39,11 @@ void tupe_stage(uint jt, uint c, uint kpos) {
 void tupe_row_state(uint r, uint h, uint qpos) {
   t5_row_state(r, h, qpos);
   const uint base = tupe_row(h, qpos);
-  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pq[r * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + base, c) * pc.scale;
+  [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) tupe_pq[r * TUPE_D4 + c] = ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + base, c);
 }
 
 // The scores of key kpos (attn_k_chunk) with the untied term in the same pass over
-// the chunks: scale q.k + pq.pk, pk read once per chunk for every slot.
+// the chunks: q.k + pq.pk (the core scales it), pk read once per chunk for every slot.
 void tupe_scores(uint kpos, out float dots[ROWS]) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   // attn_tile_at is the key's tile index times QW = TUPE_D4 (one part).
@@ -61,6 +61,7 @@ void tupe_scores(uint kpos, out float dots[ROWS]) {
     const vec4 kc = attn_k_chunk(c);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], kc) + dot(tupe_pq[r * TUPE_D4 + c], pkc[r % ATTN_SLOT_HEADS]);
   }
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] *= pc.scale;
 }
 
 float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_bias(r, kpos); }

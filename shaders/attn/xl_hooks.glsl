@@ -44,11 +44,16 @@ uint xl_rk_base(uint h, int dist) {
 
 #ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
 
-vec4 xl_us[D4P], xl_vbs[D4P];       // staged: u * scale and vb * scale of the invocation's head
-vec4 xl_qv[DIRECT ? ROWS * D4P : 1];  // direct: (q + vb) * scale per slot
+vec4 xl_us[D4P], xl_vbs[D4P];       // staged: u and vb of the invocation's head, as loaded
+vec4 xl_qv[DIRECT ? ROWS * D4P : 1];  // direct: q + vb per slot
 // Staged: slot r's queue at [r (r + 1) / 2, + r]: entry e is the position
 // term of key j + e, j the key being folded.
 float xl_queue[ROWS * (ROWS + 1) / 2];
+// Staged: the scale in two factors, one for each q chunk where it is used
+// and one for the finished sums (sqrt |scale| and sign(scale) sqrt |scale|):
+// llvmpipe allocates the key loop's registers far better with both
+// multiplies than with either alone (measured: docs/attention-kernels.md).
+float xl_scale_q, xl_scale_sum;
 
 // Direct only: q + u as the row loads (staged adds u.k per key instead).
 void xl_q_row(uint r) {
@@ -63,14 +68,16 @@ void xl_rows_ready() {
       const uint hb = attn_h[r] * HEAD_DIM;
       [[unroll]] for (uint c = 0; c < D4P; ++c) {
         xl_qv[r * D4P + c] =
-            attn_q[r * QW + c] + (ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) - ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c)) * pc.scale;
+            attn_q[r * QW + c] + (ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) - ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c));
       }
     }
   } else {
+    xl_scale_q = sqrt(abs(pc.scale));
+    xl_scale_sum = pc.scale < 0.0 ? -xl_scale_q : xl_scale_q;
     const uint hb = attn_h[0] * HEAD_DIM;
     [[unroll]] for (uint c = 0; c < D4P; ++c) {
-      xl_us[c] = ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c) * pc.scale;
-      xl_vbs[c] = ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c) * pc.scale;
+      xl_us[c] = ATTN_LOAD_CHUNK(u, u4, ATTN_EXTRA_OFF_S(1) + hb, c);
+      xl_vbs[c] = ATTN_LOAD_CHUNK(vb, vb4, ATTN_EXTRA_OFF_S(2) + hb, c);
     }
   }
 }
@@ -90,11 +97,13 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
     vd += dot(xl_vbs[c], rc);
     if (content) ud += dot(xl_us[c], attn_k_chunk(c));
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-      const vec4 qc = attn_q[r * QW + c];
+      const vec4 qc = attn_q[r * QW + c] * xl_scale_q;
       d[r] += dot(qc, rc);
       if (content) dots[r] += dot(qc, attn_k_chunk(c));
     }
   }
+  vd *= xl_scale_q;
+  ud *= xl_scale_q;
   // Every queue advances by one: shifting the whole concatenation left moves
   // each queue's entries forward, and the entry that crosses into queue r's
   // tail is overwritten by its new value. One constant trip count: llvmpipe
@@ -114,8 +123,8 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   }
 }
 
-// Once per invocation, every slot loaded and scaled: the slots' (q + vb)
-// scale (direct) or the head's u scale and vb scale, then (staged) the queues.
+// Once per invocation, every slot loaded: the slots' q + vb (direct) or the
+// head's u and vb (staged), then (staged) the queues.
 void xl_keys_begin(uint kb) {
   xl_rows_ready();
   if (!DIRECT) {
@@ -124,16 +133,18 @@ void xl_keys_begin(uint kb) {
   }
 }
 
-// The score of every slot for key kpos (attn_k_chunk), before the score term.
+// The scaled score of every slot for key kpos (attn_k_chunk), before the
+// score term.
 void xl_scores(uint kpos, out float dots[ROWS]) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   if (DIRECT) {
     [[unroll]] for (uint c = 0; c < D4P; ++c) {
       [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k_chunk(c));
     }
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] *= pc.scale;
   } else {
     xl_step(int(kpos), true, dots);
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += xl_queue[r * (r + 1) / 2];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = (dots[r] + xl_queue[r * (r + 1) / 2]) * xl_scale_sum;
   }
 }
 
@@ -142,7 +153,7 @@ float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
   const uint base = xl_rk_base(h, int(qpos) - int(kpos));
   float d = 0.0;
   [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(xl_qv[r * D4P + c], XL_RK_CHUNK(base, c));
-  return d;
+  return pc.scale * d;
 }
 
 #define ATTN_ROW_STATE(r, h, qpos) xl_q_row(r)
