@@ -57,6 +57,8 @@
 //                                     (0: keys before the rows, 1: after them)
 //   ATTN_FAR_SCORE_TERM(r, kpos)      ATTN_SCORE_TERM for the keys of a far range (defining
 //                                     it turns far ranges on)
+//   ATTN_FAR_END(side)                after each far side's keys: what the range added to the
+//                                     running sums (Shaw's clipped-end weights)
 //   ATTN_ROWS_FINISH()                once per invocation after its keys, before the output
 //                                     or partials: may add to attn_acc (relative to attn_m)
 // Layout: one invocation owns ROWS query rows (q as loaded, and the f32

@@ -267,6 +267,9 @@ void main() {
       [[dont_unroll]] for (uint side = 0; side < 2; ++side) {
         ATTN_FAR_BEGIN(side);
         attn_fold_staged(kv_row0, side == 0 ? kb : band.y, side == 0 ? band.x : ke, true);
+#ifdef ATTN_FAR_END
+        ATTN_FAR_END(side);
+#endif
       }
       attn_fold_staged(kv_row0, band.x, band.y, false);
     }
