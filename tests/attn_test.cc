@@ -272,7 +272,7 @@ TEST(AttnFlashPlan, GpuTilesSplitTheHeadDimWithinTheDevicesLimits) {
 
 // CPU kernel, staged: a key's tile chunks go one a lane and reach the other
 // lanes by shuffles only where every subgroup is full and of a size the
-// shader can know; TUPE's MHA pk rows take their share of the tile.
+// shader can know; the terms' staged chunks (MHA) take their share of the tile.
 TEST(AttnFlashPlan, CpuTilesShuffleOnlyFullFixedSubgroups) {
   const FlashDevice shuffles{32768, 1024, 8, true, true};
   const FlashDevice variable{32768, 1024, 8, true, true, 4};
@@ -290,13 +290,17 @@ TEST(AttnFlashPlan, CpuTilesShuffleOnlyFullFixedSubgroups) {
     auto v = test::build_case(variant, {{"impl", "flash"}, {"seq", seq}, {"heads", "4"}, {"dtype", dtype}});
     EXPECT_EQ(tiles_for(v, shuffles).tile_shuffle, shuffled ? 8u : 0u) << variant << " " << dtype << " seq=" << seq;
   }
+  // MHA only: TUPE's pk rows, DeBERTa's far p2c entry (one chunk a key).
   for (const char* kv_heads : {"8", "2"}) {
-    auto tupe = test::build_case("attn.tupe", {{"impl", "flash"}, {"seq", "512"}, {"heads", "8"}, {"kv_heads", kv_heads}});
-    const FlashPlan& p = attn_case(tupe).flash_plan();
-    const FlashTiles tt = tiles_for(tupe, shuffles);
-    SCOPED_TRACE(std::string("kv_heads=") + kv_heads);
-    EXPECT_EQ(p.cpu_staged_chunks, std::string(kv_heads) == "8" ? tt.d4 : 0);
-    EXPECT_LE((2ull * tt.d4 + p.cpu_staged_chunks) * 16 * tt.keys, shuffles.shared_bytes);
+    for (const char* variant : {"attn.tupe", "attn.deberta"}) {
+      auto v = test::build_case(variant, {{"impl", "flash"}, {"seq", "1024"}, {"heads", "8"}, {"kv_heads", kv_heads}});
+      const FlashPlan& p = attn_case(v).flash_plan();
+      const FlashTiles tt = tiles_for(v, shuffles);
+      SCOPED_TRACE(std::string(variant) + " kv_heads=" + kv_heads);
+      const uint32_t per_key = std::string(variant) == "attn.tupe" ? tt.d4 : 1;
+      EXPECT_EQ(p.cpu_staged_chunks, std::string(kv_heads) == "8" ? per_key : 0);
+      EXPECT_LE((2ull * tt.d4 + p.cpu_staged_chunks) * 16 * tt.keys, shuffles.shared_bytes);
+    }
   }
 }
 

@@ -122,10 +122,23 @@ void deberta_far_begin(uint side) {
 }
 // The p2c entry is one per key and head: slots of one head share its read
 // (ATTN_SLOT_HEADS; the fold of a far key has no mask to tell them apart):
-// 7% faster at N = M = 2048 MHA.
-float deberta_far_term(uint r, uint kpos) {
-  return deb_far_c2p[r] + DEB_P2C(ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[r % ATTN_SLOT_HEADS] + kpos * pc.rel_width + deb_far_idx);
+// 7% faster at N = M = 2048 MHA. Staged MHA (every slot of the workgroup
+// has its head): staged with K and V (STAGED_CHUNKS = 1,
+// DisentangledTerms::flash_cpu_staged_chunks) and read from the tile: with
+// the texel read in the fold, llvmpipe's code for it moved 1994 vectors a
+// key to and from memory against 1334 (nope: 1317; docs/attention-kernels.md).
+const bool DEB_STAGE_P2C = !DIRECT && STAGED_CHUNKS > 0;
+float deberta_far_p2c(uint slot, uint kpos) {
+  return DEB_P2C(ATTN_EXTRA_OFF(4, 4u) + deb_p2c_base[slot] + kpos * pc.rel_width + deb_far_idx);
 }
+void deberta_stage(uint jt, uint c, uint kpos, const bool far) {
+  if (DEB_STAGE_P2C && far && c == 0) attn_tile[attn_staged_at(jt)] = vec4(deberta_far_p2c(0, kpos), 0.0, 0.0, 0.0);
+}
+float deberta_far_term(uint r, uint kpos) {
+  // attn_tile_at is the key's tile index times QW.
+  return deb_far_c2p[r] + (DEB_STAGE_P2C ? attn_tile[attn_staged_at(attn_tile_at / QW)].x : deberta_far_p2c(r % ATTN_SLOT_HEADS, kpos));
+}
+#define ATTN_STAGE_CHUNK(jt, c, kpos, far) deberta_stage(jt, c, kpos, far)
 #define ATTN_FAR_BEGIN(side) deberta_far_begin(side)
 #define ATTN_FAR_SCORE_TERM(r, kpos) deberta_far_term(r, kpos)
 #endif

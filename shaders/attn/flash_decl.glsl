@@ -27,10 +27,11 @@
 //                                     loaded, not computed (the scale, below)
 //   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
-//   ATTN_STAGE_CHUNK(jt, c, kpos)    staged mode, per chunk c of tile key jt (position kpos)
-//                                     as K and V are staged: the variant stages its own
-//                                     STAGED_CHUNKS chunks a key at attn_staged_at(jt) (the
-//                                     host's AttnTerm::flash_cpu_staged_chunks)
+//   ATTN_STAGE_CHUNK(jt, c, kpos, far)  staged mode, per chunk c of tile key jt (position
+//                                     kpos; far: a far range's tile) as K and V are staged:
+//                                     the variant stages its own STAGED_CHUNKS chunks a key
+//                                     at attn_staged_at(jt) (the host's
+//                                     AttnTerm::flash_cpu_staged_chunks)
 //   ATTN_KEYS_BEGIN(kb, ke)           once per invocation, every slot loaded,
 //                                     before the key loop over keys [kb, ke) (after the
 //                                     causal cut; empty when kb >= ke): state derived from

@@ -127,7 +127,7 @@ void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far) {
       attn_tile[te] = kc;
       attn_tile[TILE_V0 + te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
 #ifdef ATTN_STAGE_CHUNK
-      ATTN_STAGE_CHUNK(jt, c, t0 + jt);
+      ATTN_STAGE_CHUNK(jt, c, t0 + jt, far);
 #endif
     }
     barrier();

@@ -34,7 +34,7 @@ const bool TUPE_STAGE_PK = !DIRECT && STAGED_CHUNKS > 0;
 void tupe_stage(uint jt, uint c, uint kpos) {
   if (TUPE_STAGE_PK) attn_tile[attn_staged_at(jt) + c] = ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + tupe_row(gl_WorkGroupID.y % pc.kv_heads, kpos), c);
 }
-#define ATTN_STAGE_CHUNK(jt, c, kpos) tupe_stage(jt, c, kpos)
+#define ATTN_STAGE_CHUNK(jt, c, kpos, far) tupe_stage(jt, c, kpos)
 
 void tupe_row_state(uint r, uint h, uint qpos) {
   t5_row_state(r, h, qpos);

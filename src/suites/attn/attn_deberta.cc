@@ -150,6 +150,9 @@ class DisentangledTerms : public AttnTerm {
     if (!flash_ || !tables_.c2p || !tables_.p2c) return std::nullopt;
     return deberta_far_distances(buckets_, max_position_);
   }
+  // MHA with far ranges: a far key's p2c entry serves the whole workgroup,
+  // staged with K and V (deberta_hooks.glsl, DEB_STAGE_P2C).
+  int64_t flash_cpu_staged_chunks() const override { return flash_cpu_far() && shape_.group() == 1 ? 1 : 0; }
   // naive always reads both tables.
   std::vector<NamedConstant> spec_constants() const override {
     if (!flash_) return {};
