@@ -185,4 +185,14 @@ vec4 attn_k_chunk_at(uint c) { return DIRECT ? attn_k[c] : attn_tile[attn_tile_a
 vec4 attn_k_chunk(uint c) { return DIRECT ? attn_k[c] : ATTN_TILE_CHUNK(attn_kg, attn_tile_at, c); }
 vec4 attn_v_chunk(uint c) { return DIRECT ? attn_v[c] : ATTN_TILE_CHUNK(attn_vg, TILE_V0 + attn_tile_at, c); }
 
+// scale q.k of every slot for the key being folded in: the core's score,
+// and a variant's where ATTN_SCORES keeps it for some mode (XL's direct).
+void attn_qk_scores(out float dots[ROWS]) {
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
+  [[unroll]] for (uint c = 0; c < D4P; ++c) {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k_chunk(c));
+  }
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] *= pc.scale;
+}
+
 #endif

@@ -53,11 +53,7 @@ void attn_fold_key(uint kpos, const bool far) {
 #ifdef ATTN_SCORES
   ATTN_SCORES(kpos, dots);
 #else
-  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
-  [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k_chunk(c));
-  }
-  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] *= pc.scale;
+  attn_qk_scores(dots);
 #endif
   // Online softmax, branch-free: alpha rescales what was summed under the
   // old max (1 when the max is unchanged, 0 when it was ATTN_MASKED).

@@ -136,13 +136,10 @@ void xl_keys_begin(uint kb) {
 // The scaled score of every slot for key kpos (attn_k_chunk), before the
 // score term.
 void xl_scores(uint kpos, out float dots[ROWS]) {
-  [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
   if (DIRECT) {
-    [[unroll]] for (uint c = 0; c < D4P; ++c) {
-      [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] += dot(attn_q[r * QW + c], attn_k_chunk(c));
-    }
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] *= pc.scale;
+    attn_qk_scores(dots);
   } else {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = 0.0;
     xl_step(int(kpos), true, dots);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] = (dots[r] + xl_queue[r * (r + 1) / 2]) * xl_scale_sum;
   }
