@@ -151,7 +151,8 @@ class DisentangledTerms : public AttnTerm {
     return deberta_far_distances(buckets_, max_position_);
   }
   // MHA with far ranges: a far key's p2c entry serves the whole workgroup,
-  // staged with K and V (deberta_hooks.glsl, DEB_STAGE_P2C).
+  // staged with K and V (deberta_hooks.glsl, DEB_STAGE_P2C). On lavapipe it
+  // halves the tile (32 keys): faster still (docs/attention-kernels.md).
   int64_t flash_cpu_staged_chunks() const override { return flash_cpu_far() && shape_.group() == 1 ? 1 : 0; }
   // naive always reads both tables.
   std::vector<NamedConstant> spec_constants() const override {
