@@ -44,11 +44,13 @@ void attn_load_key(uint kv_row0, uint kpos) {
 #endif
 }
 
-// Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot; far
-// (a constant after inlining): the key is in a far range of the
-// workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM replaces
-// ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so.
-void attn_fold_key(uint kpos, const bool far) {
+// Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot. far
+// and masked are constants after inlining. far: the key is in a far range
+// of the workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM
+// replaces ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked: the
+// causal mask may hide the key from some slot (keys from main's kvis on);
+// else every slot sees it.
+void attn_fold_key(uint kpos, const bool far, const bool masked) {
   float dots[ROWS];
 #ifdef ATTN_SCORES
   ATTN_SCORES(kpos, dots);
@@ -60,11 +62,11 @@ void attn_fold_key(uint kpos, const bool far) {
   float w[ROWS], alpha[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     float s = ATTN_MASKED;
-    // Every key of a far range is visible (keys after the rows start at
-    // FAR_RIGHT >= 1, past a causal cut), so far folds have no mask: llvmpipe
-    // runs the masked branch in every lane, and T5 and Shaw ran 10-13% faster
-    // without it.
-    if (far || pc.causal == 0 || kpos <= attn_qpos[r]) {
+    // Only keys the mask may hide take the branch: llvmpipe runs it in every
+    // lane, and the test alone made nope 25% slower (docs/lavapipe.md). Every
+    // key of a far range is visible (keys after the rows start at FAR_RIGHT
+    // >= 1, past a causal cut).
+    if (!masked || far || kpos <= attn_qpos[r]) {
       s = dots[r];
 #ifdef ATTN_FAR_SCORE_TERM
       s += far ? ATTN_FAR_SCORE_TERM(r, kpos) : ATTN_SCORE_TERM(r, attn_h[r], attn_qpos[r], kpos);
@@ -97,9 +99,9 @@ void attn_fold_key(uint kpos, const bool far) {
 }
 
 // Staged: stages the keys [k0, k1) tile by tile and folds each into every
-// row slot (far: see attn_fold_key). The range is the same in the whole
-// workgroup (the barriers).
-void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far) {
+// row slot (far, masked: see attn_fold_key). The range is the same in the
+// whole workgroup (the barriers).
+void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool masked) {
   for (uint t0 = k0; t0 < k1; t0 += BC) {
     const uint n = min(BC, k1 - t0);
     barrier();  // the previous tile is no longer read
@@ -129,9 +131,17 @@ void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far) {
     barrier();
     for (uint jt = 0; jt < n; ++jt) {
       attn_read_tile_key(jt);
-      attn_fold_key(t0 + jt, far);
+      attn_fold_key(t0 + jt, far, masked);
     }
   }
+}
+
+// Staged, not far: the keys [k0, k1), those before kvis (seen by every row
+// of the workgroup) without the mask test, the rest with it.
+void attn_fold_staged_near(uint kv_row0, uint k0, uint k1, uint kvis) {
+  const uint k = clamp(kvis, k0, k1);
+  attn_fold_staged(kv_row0, k0, k, false, false);
+  attn_fold_staged(kv_row0, k, k1, false, true);
 }
 
 #ifdef ATTN_FAR_SCORE_TERM
@@ -180,22 +190,30 @@ void main() {
   const uint row_step = DIRECT ? 1 : wg;
 #endif
   const uint split = DIRECT ? gl_WorkGroupID.z * wg + lid : gl_WorkGroupID.z;
-  // Keys of this split, cut after the last row's position when causal.
+  // Keys of this split, cut after the last row's position when causal;
+  // every row sees the keys [kb, kvis) (up to the first row's position), so
+  // only [kvis, ke) is folded with the mask (attn_fold_key).
   const uint kb = min(pc.kv_seq, split * pc.keys_per_split);
-  uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
+  uint ke = min(pc.kv_seq, kb + pc.keys_per_split), kvis = ke;
   if (pc.causal != 0) {
+    uint first_i, last_i;  // the smallest and largest position of the rows
 #ifdef ATTN_SLOTS_BY_HEAD
     if (!DIRECT) {
-      // The workgroup's last position: N - 1 when its rows span two heads.
+      // Rows spanning two heads: positions 0 .. N - 1.
       const uint first = gl_WorkGroupID.x * wg * ROWS, last = first + wg * ROWS - 1;
-      const uint last_i = first / np != last / np ? pc.seq - 1 : min(last % np, pc.seq - 1);
-      ke = min(ke, last_i + pc.kv_seq - pc.seq + 1);
+      const bool two_heads = first / np != last / np;
+      first_i = two_heads ? 0 : min(first % np, pc.seq - 1);
+      last_i = two_heads ? pc.seq - 1 : min(last % np, pc.seq - 1);
     } else
 #endif
     {
-      const uint last_row = min(rows, DIRECT ? row0 + ROWS : gl_WorkGroupID.x * wg * ROWS + wg * ROWS) - 1;
-      ke = min(ke, last_row / group + pc.kv_seq - pc.seq + 1);
+      const uint first_row = DIRECT ? row0 : gl_WorkGroupID.x * wg * ROWS;
+      const uint last_row = min(rows, DIRECT ? row0 + ROWS : first_row + wg * ROWS) - 1;
+      first_i = min(first_row, last_row) / group;
+      last_i = last_row / group;
     }
+    ke = min(ke, last_i + pc.kv_seq - pc.seq + 1);
+    kvis = clamp(first_i + pc.kv_seq - pc.seq + 1, kb, ke);
   }
 
 #ifdef ATTN_SLOTS_BY_HEAD
@@ -245,9 +263,13 @@ void main() {
 #endif
 
   if (DIRECT) {
-    for (uint kpos = kb; kpos < ke; ++kpos) {
+    for (uint kpos = kb; kpos < kvis; ++kpos) {
       attn_load_key(kv_row0, kpos);
-      attn_fold_key(kpos, false);
+      attn_fold_key(kpos, false, false);
+    }
+    for (uint kpos = kvis; kpos < ke; ++kpos) {
+      attn_load_key(kv_row0, kpos);
+      attn_fold_key(kpos, false, true);
     }
   } else {
 #ifdef ATTN_FAR_SCORE_TERM
@@ -257,20 +279,20 @@ void main() {
     // reads. ATTN_FAR_NONE on both sides (no key of the case is that far):
     // the plain loop, compiled alone.
     if (FAR_LEFT >= ATTN_FAR_NONE && FAR_RIGHT >= ATTN_FAR_NONE) {
-      attn_fold_staged(kv_row0, kb, ke, false);
+      attn_fold_staged_near(kv_row0, kb, ke, kvis);
     } else {
       const uvec2 band = attn_far_band(rows, group, kb, ke);
       [[dont_unroll]] for (uint side = 0; side < 2; ++side) {
         ATTN_FAR_BEGIN(side);
-        attn_fold_staged(kv_row0, side == 0 ? kb : band.y, side == 0 ? band.x : ke, true);
+        attn_fold_staged(kv_row0, side == 0 ? kb : band.y, side == 0 ? band.x : ke, true, false);
 #ifdef ATTN_FAR_END
         ATTN_FAR_END(side);
 #endif
       }
-      attn_fold_staged(kv_row0, band.x, band.y, false);
+      attn_fold_staged_near(kv_row0, band.x, band.y, kvis);
     }
 #else
-    attn_fold_staged(kv_row0, kb, ke, false);
+    attn_fold_staged_near(kv_row0, kb, ke, kvis);
 #endif
   }
 #ifdef ATTN_ROWS_FINISH

@@ -210,12 +210,13 @@ uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const
     return tiles * (1 + staging + (t.keys + 3) / 4);
   }
   const uint64_t rows = hooks.per_invocation + t.row_slots * hooks.per_row;
-  if (plan.direct) return rows + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loop
+  if (plan.direct) return rows + 1 + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loops (visible, masked)
   // Per tile: the tile loop, the staging loop (chunks of one part spread
   // over the workgroup; each stages every part), the fold loop over the
-  // tile's keys. Far ranges (ATTN_FAR_SCORE_TERM): three ranges of keys, each
-  // ending in a partial tile at worst, and the loop over the two far sides.
-  const uint64_t tiles = (keys + t.keys - 1) / t.keys + (plan.cpu_far_ranges() ? 2 : 0);
+  // tile's keys. The keys every row sees and those the causal mask may hide
+  // are two ranges, and far ranges (ATTN_FAR_SCORE_TERM) two more, each
+  // ending in a partial tile at worst; then the loop over the two far sides.
+  const uint64_t tiles = (keys + t.keys - 1) / t.keys + 1 + (plan.cpu_far_ranges() ? 2 : 0);
   const uint64_t d4 = t.d4;
   const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
   const uint64_t sides = plan.cpu_far_ranges() ? 2 : 0;
