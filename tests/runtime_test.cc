@@ -9,6 +9,7 @@
 #include "harness/contract/dtype.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
+#include "runtime/instance.h"
 #include "runtime/embedded_shaders.h"
 #include "runtime/pipeline.h"
 #include "runtime/shader_module.h"
@@ -126,6 +127,31 @@ TEST(Runtime, DispatchComputesAndTimestampsAreMonotonic) {
   ASSERT_TRUE(download(dev, *by, y.data(), bytes).ok());
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] + table[i]) << "element " << i;
   test::expect_no_validation_errors(before);
+}
+
+// The loader reports an ICD it cannot load (another architecture's manifest
+// on a multiarch system) as a general-type error through the same
+// messenger; only validation-type errors may fail a run.
+TEST(Runtime, OnlyValidationMessagesCountAsValidationErrors) {
+  InstanceOptions options;
+  options.validation = true;
+  auto created = Instance::Create(options);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  Instance& inst = *created.value();
+  ASSERT_TRUE(inst.validation_enabled());
+  VkDebugUtilsMessengerCallbackDataEXT data{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CALLBACK_DATA_EXT};
+  data.pMessageIdName = "Loader Message";
+  data.pMessage = "loader_icd_scan: Failed loading library (a message this test sends)";
+  vkSubmitDebugUtilsMessageEXT(inst.handle(), VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+                               VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT, &data);
+  EXPECT_EQ(inst.validation_error_count(), 0u);
+  data.pMessageIdName = "VUID-pebench-test";
+  data.pMessage = "a validation error this test sends";
+  vkSubmitDebugUtilsMessageEXT(inst.handle(), VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+                               VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT, &data);
+  EXPECT_EQ(inst.validation_error_count(), 1u);
+  ASSERT_EQ(inst.validation_messages().size(), 1u);
+  EXPECT_EQ(inst.validation_messages().front(), "a validation error this test sends");
 }
 
 TEST(Runtime, TimestampClockMasksAndWraps) {

@@ -126,11 +126,18 @@ StatusOr<std::vector<VkPhysicalDevice>> Instance::physical_devices() const {
 }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL Instance::DebugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                       VkDebugUtilsMessageTypeFlagsEXT /*types*/,
+                                                       VkDebugUtilsMessageTypeFlagsEXT types,
                                                        const VkDebugUtilsMessengerCallbackDataEXT* data,
                                                        void* user) {
   auto* self = static_cast<Instance*>(user);
   const char* text = data && data->pMessage ? data->pMessage : "(no message)";
+  if (!(types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT)) {
+    // The loader's own reports (general type), e.g. an ICD manifest whose
+    // library it cannot load (another architecture's, on a multiarch
+    // system): shown, but no validation error of the run.
+    if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) std::fprintf(stderr, "[vulkan loader] %s\n", text);
+    return VK_FALSE;
+  }
   if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
     self->errors_++;
     if (self->messages_.size() < kKeptMessages) self->messages_.emplace_back(text);

@@ -6,6 +6,8 @@
 // `validation` is set, enables VK_LAYER_KHRONOS_validation plus
 // VK_EXT_debug_utils; every validation error is printed to stderr and counted
 // (validation_error_count()), so tests and `--validate` runs can fail on it.
+// Only validation-type messages count: the loader's general-type errors
+// (an ICD it cannot load) are printed, not counted.
 // Asking for validation when the layer is not installed is an error, not a
 // silent downgrade. The Instance must outlive every object created from it.
 #pragma once
