@@ -20,6 +20,9 @@
 # so does one case past 2.5x (and significant); every case needs 5 samples a
 # side. When timing is all that fails, NEW's command runs once more (into
 # NEW.confirm.json) and a timing reason counts only if that run shows it too.
+# When NEW ran on another host CPU than BASE (host.cpu, host.cpu_id,
+# host.logical_cores), lavapipe's times compare the CPUs: only correctness
+# is gated, and a line says so (`--cross-host correctness`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pebench=${PEBENCH:-build/pebench}
@@ -30,7 +33,7 @@ fi
 base=$1 new=$2
 [[ -x $pebench ]] || { echo "ci-gate: $pebench not found; build first (scripts/build.sh)" >&2; exit 2; }
 
-rule=(--time cpu --normalize --min-samples 5
+rule=(--time cpu --normalize --min-samples 5 --cross-host correctness
       --threshold "${PEBENCH_CI_THRESHOLD:-1.5}" --variant-threshold "${PEBENCH_CI_VARIANT_THRESHOLD:-0.25}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

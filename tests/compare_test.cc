@@ -1009,6 +1009,75 @@ TEST(RunnerRule, JsonCarriesTheLoadFactorAndVariants) {
   EXPECT_EQ(pair["variants"][2]["slower"], false);
 }
 
+// `report` as run on a CPU device (lavapipe) on the host CPU `cpu_id`
+// (empty: a report from before host.cpu_id).
+json on_cpu_host(json report, const std::string& cpu_id, const std::string& device_type = "cpu") {
+  report["devices"][0]["device_type"] = device_type;
+  report["host"]["cpu"] = "Test CPU";
+  if (!cpu_id.empty()) report["host"]["cpu_id"] = cpu_id;
+  return report;
+}
+
+TEST(RunnerRule, ACpuDeviceTimedOnAnotherHostFailsOrGatesCorrectnessOnly) {
+  const json base = on_cpu_host(report_json(runner_cases(1)), "GenuineIntel family 6 model 167");
+  auto slow_cases = runner_cases(1, {{"attn.nope/flash", 1.5}}, 50);
+  const json other_host = on_cpu_host(report_json(slow_cases), "AuthenticAMD family 26 model 2");
+
+  // By default another host fails like another device, whatever the times.
+  const GateRun fails = gate(base, on_cpu_host(report_json(runner_cases(1, {}, 50)), "AuthenticAMD family 26 model 2"),
+                             kRunnerRule);
+  EXPECT_EQ(fails.exit_code, 1) << fails.out;
+  EXPECT_EQ(count_lines_starting(fails.out, "host: BASE ran Test GPU on Test CPU (GenuineIntel family 6 model 167), "
+                                            "2 logical cores, NEW on Test CPU (AuthenticAMD family 26 model 2)"),
+            1u)
+      << fails.out;
+  EXPECT_NE(fails.out.find("host CPUs differ: "), std::string::npos) << fails.out;
+
+  // --cross-host correctness: the slower variant is not a reason, a note says why.
+  auto rule = kRunnerRule;
+  rule.insert(rule.end(), {"--cross-host", "correctness"});
+  const GateRun timing_only = gate(base, other_host, rule);
+  EXPECT_EQ(timing_only.exit_code, 0) << timing_only.out;
+  EXPECT_EQ(count_lines_starting(timing_only.out, "timing not gated: BASE ran Test GPU on Test CPU"), 1u)
+      << timing_only.out;
+  EXPECT_EQ(count_lines_starting(timing_only.out, "slower:"), 0u) << timing_only.out;
+  // ... while correctness still fails it.
+  slow_cases[3].status = "failed";
+  const GateRun broke = gate(base, on_cpu_host(report_json(slow_cases), "AuthenticAMD family 26 model 2"), rule);
+  EXPECT_EQ(broke.exit_code, 1) << broke.out;
+  EXPECT_EQ(count_lines_starting(broke.out, "broke: abs.learned default f16 seq=1024: ok in BASE, failed in NEW"), 1u)
+      << broke.out;
+  EXPECT_EQ(count_lines_starting(broke.out, "slower:"), 0u) << broke.out;
+
+  // The same host, or a report without host.cpu_id on the same CPU model, gates timing as always.
+  for (const std::string id : {"GenuineIntel family 6 model 167", ""}) {
+    SCOPED_TRACE(id);
+    const GateRun same = gate(base, on_cpu_host(report_json(runner_cases(1, {{"attn.nope/flash", 1.5}}, 50)), id), rule);
+    EXPECT_EQ(same.exit_code, 1) << same.out;
+    EXPECT_EQ(count_lines_starting(same.out, "slower: attn.nope flash: median "), 1u) << same.out;
+    EXPECT_EQ(same.out.find("host"), std::string::npos) << same.out;
+  }
+  // A GPU's times do not depend on the host CPU.
+  const GateRun gpu = gate(on_cpu_host(report_json(runner_cases(1)), "GenuineIntel family 6 model 167", "discrete-gpu"),
+                           on_cpu_host(report_json(runner_cases(1, {}, 50)), "AuthenticAMD family 26 model 2",
+                                       "discrete-gpu"),
+                           kRunnerRule);
+  EXPECT_EQ(gpu.exit_code, 0) << gpu.out;
+
+  // JSON: the pair names both hosts; the option in force is written out.
+  const std::string dir = test::temp_dir("cross-host");
+  std::vector<std::string> args = {"compare", write_json(dir, "b.json", base), write_json(dir, "n.json", other_host),
+                                   "--format", "json", "--gate"};
+  args.insert(args.end(), rule.begin(), rule.end());
+  const auto r = test::run_pebench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json j = json::parse(r.out.substr(0, r.out.rfind("}") + 1));
+  EXPECT_EQ(j["cross_host"], "correctness");
+  EXPECT_EQ(j["comparisons"][0]["cross_host"]["devices"], json::array({"Test GPU"}));
+  EXPECT_EQ(j["comparisons"][0]["cross_host"]["new"], "Test CPU (AuthenticAMD family 26 model 2), 2 logical cores");
+  EXPECT_EQ(j["gate"]["notes"].size(), 1u);
+}
+
 TEST(RunnerRule, AConfirmingRunKeepsOnlyTimingReasonsThatRepeat) {
   const std::string dir = test::temp_dir("confirm");
   const std::string base = write_json(dir, "base.json", report_json(runner_cases(1)));
@@ -1076,6 +1145,18 @@ TEST(CiGate, PassesFailsWithOneLinePerReasonAndRefusesBadInput) {
   EXPECT_NE(unconfirmed.out.find("ci-gate: passed\n"), std::string::npos) << unconfirmed.out;
   EXPECT_NE(unconfirmed.out.find("ci-gate: not confirmed: slower: attn.nope flash"), std::string::npos)
       << unconfirmed.out;
+
+  // Another host CPU: timing is not gated, and a line says so.
+  const auto host_base = write_json(dir, "host-base.json", on_cpu_host(report_json(runner_cases(1)), "A family 1 model 1"));
+  const auto host_slow = write_json(dir, "host-slow.json",
+                                    on_cpu_host(report_json(runner_cases(1, {{"attn.nope/flash", 1.5}}, 7)),
+                                                "B family 2 model 2"));
+  const auto cross = test::run_program(script, {host_base, host_slow}, env);
+  EXPECT_EQ(cross.exit_code, 0) << cross.out;
+  EXPECT_NE(cross.out.find("ci-gate: passed\n"), std::string::npos) << cross.out;
+  EXPECT_NE(cross.out.find("ci-gate: timing not gated: BASE ran Test GPU on Test CPU (A family 1 model 1)"),
+            std::string::npos)
+      << cross.out;
 
   const auto bad = test::run_program(script, {base, dir + "/nope.json"}, env);
   EXPECT_EQ(bad.exit_code, 2) << bad.out;

@@ -87,6 +87,10 @@ nlohmann::json pair_json(const PairComparison& p) {
           {"new", p.new_report},
           {"devices", devices},
           {"cross_device", p.cross_device},
+          {"cross_host", p.cross_host ? nlohmann::json{{"devices", p.cross_host->devices},
+                                                       {"base", p.cross_host->base},
+                                                       {"new", p.cross_host->next}}
+                                      : nlohmann::json(nullptr)},
           {"cases", cases},
           {"only_in_base", only_base},
           {"only_in_new", only_new},
@@ -143,6 +147,7 @@ nlohmann::json compare_json(const std::vector<ReportFile>& reports, const Compar
   j["time"] = series_name(result.options.series);
   j["normalize"] = result.options.normalize;
   j["min_samples"] = result.options.min_samples;
+  j["cross_host"] = result.options.cross_host == CrossHost::kFail ? "fail" : "correctness";
   j["variant_threshold"] = result.options.variant_threshold ? nlohmann::json(*result.options.variant_threshold)
                                                              : nlohmann::json(nullptr);
   j["reports"] = nlohmann::json::array();
@@ -154,6 +159,7 @@ nlohmann::json compare_json(const std::vector<ReportFile>& reports, const Compar
     j["gate"] = {{"passed", result.gate->passed()},
                  {"reasons", result.gate->reasons},
                  {"unconfirmed", result.gate->unconfirmed},
+                 {"notes", result.gate->notes},
                  {"confirm", result.confirm ? nlohmann::json(result.confirm_path) : nlohmann::json(nullptr)}};
   } else {
     j["gate"] = nullptr;

@@ -1,6 +1,7 @@
 #include "analysis/compare_render.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 
@@ -18,13 +19,6 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-const DeviceRecord* find_device(const ReportFile& r, const std::string& key_name) {
-  for (const auto& d : r.devices) {
-    if (d.key_name == key_name) return &d;
-  }
-  return nullptr;
-}
-
 std::string driver_string(const DeviceRecord& d) {
   std::vector<std::string> parts;
   if (!d.driver_name.empty()) parts.push_back(d.driver_name);
@@ -40,7 +34,7 @@ TextTable reports_table(const std::vector<ReportFile>& reports, const std::vecto
     const auto& r = reports[i];
     std::vector<std::string> devices, drivers;
     for (const auto& name : r.result_devices()) {
-      const DeviceRecord* d = find_device(r, name);
+      const DeviceRecord* d = r.device(name);
       devices.push_back(name);
       drivers.push_back(d ? driver_string(*d) : "");
     }
@@ -145,12 +139,16 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
                                 pair.devices[0].next));
   } else {
     for (const auto& dp : pair.devices) {
-      const DeviceRecord* b = find_device(base, dp.base);
-      const DeviceRecord* n = find_device(next, dp.next);
+      const DeviceRecord* b = base.device(dp.base);
+      const DeviceRecord* n = next.device(dp.next);
       if (b && n && driver_string(*b) != driver_string(*n)) {
         notes.push_back(fmt::format("driver changed on {}: {} -> {}", dp.base, driver_string(*b), driver_string(*n)));
       }
     }
+  }
+  if (pair.cross_host) {
+    notes.push_back(fmt::format("host CPUs differ: {} (BASE) against {} (NEW); the times of {} compare them",
+                                pair.cross_host->base, pair.cross_host->next, fmt::join(pair.cross_host->devices, ", ")));
   }
   if (pair.devices.empty()) notes.push_back("no device in common: nothing to match");
   if (!notes.empty()) doc.paragraph(notes);
@@ -300,6 +298,7 @@ TextDocument compare_document(const std::vector<ReportFile>& reports, const Comp
       doc.paragraph({fmt::format("not confirmed by the second run ({}), so not counted:", result.confirm_path)});
       doc.list(result.gate->unconfirmed);
     }
+    if (!result.gate->notes.empty()) doc.list(result.gate->notes);
   }
   return doc;
 }

@@ -152,6 +152,16 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
     out.cross_device = true;
   }
 
+  if (!base.same_host_cpu(next)) {
+    PairComparison::Hosts hosts{{}, base.host_cpu(), next.host_cpu()};
+    for (const auto& dp : out.devices) {
+      const DeviceRecord* b = base.device(dp.base);
+      const DeviceRecord* n = next.device(dp.next);
+      if (b && n && b->device_type == "cpu" && n->device_type == "cpu") hosts.devices.push_back(dp.base);
+    }
+    if (!hosts.devices.empty()) out.cross_host = hosts;
+  }
+
   std::unordered_map<std::string, const CaseRecord*> new_by_key;  // device + key
   for (const auto& c : next.cases) new_by_key[c.device_info->key_name + "\n" + c.key] = &c;
   std::unordered_map<const CaseRecord*, bool> matched_new;

@@ -18,6 +18,17 @@ enum class TimeSeries {
   kCpu,  // cpu_ns: the process CPU time of each sample
 };
 
+// On a CPU device (lavapipe) the host CPU is the device, and how one
+// kernel's cost relates to another's changes with it: against a baseline
+// timed on an Intel Xeon VM, attn.complex flash measured 1.285x of the run's
+// other cases on an AMD EPYC (Zen 5) VM, 0.94x on an Intel Xeon VM.
+// So `--gate` fails such a pair as it fails two different devices, or, asked
+// to, gates its correctness only.
+enum class CrossHost {
+  kFail,         // a "host" reason, like the "device" reason
+  kCorrectness,  // no timing reason for the pair; correctness as always
+};
+
 struct CompareOptions {
   double threshold = 0.10;  // a change smaller than 10% is "unchanged"
   double alpha = 0.01;      // significance level of the U test
@@ -31,6 +42,9 @@ struct CompareOptions {
   // Also judge each variant/impl by the median of its cases' ratios; slower
   // past 1 + this. Absent: no per-variant verdicts.
   std::optional<double> variant_threshold;
+  // What --gate does with a pair whose CPU device ran on different host
+  // CPUs (PairComparison::cross_host).
+  CrossHost cross_host = CrossHost::kFail;
 };
 
 enum class Verdict {
@@ -100,6 +114,14 @@ struct PairComparison {
   // The reports share no device name and each ran on one device: that device
   // is compared with the other (vendor against vendor).
   bool cross_device = false;
+  // The pair's CPU devices (BASE key names) ran on different host CPUs
+  // (ReportFile::host_cpu()): BASE's and NEW's. Absent when the hosts match
+  // or no paired device is a CPU.
+  struct Hosts {
+    std::vector<std::string> devices;
+    std::string base, next;
+  };
+  std::optional<Hosts> cross_host;
   std::vector<CaseComparison> cases;            // BASE order
   std::vector<const CaseRecord*> only_in_base;  // BASE order
   std::vector<const CaseRecord*> only_in_new;   // NEW order

@@ -1,6 +1,9 @@
 #include "analysis/gate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "analysis/format_units.h"
 #include "analysis/timing_rule.h"
@@ -69,6 +72,24 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
       g.reasons.push_back(fmt::format("device: BASE ran on \"{}\", NEW on \"{}\"{}", pair.devices[0].base,
                                       pair.devices[0].next, in));
     }
+    const bool fail_cross_host = options.cross_host == CrossHost::kFail;
+    if (pair.cross_host) {
+      const auto& h = *pair.cross_host;
+      const std::string what = fmt::format("BASE ran {} on {}, NEW on {}{}", fmt::join(h.devices, " and "), h.base,
+                                           h.next, in);
+      if (fail_cross_host) {
+        g.reasons.push_back(fmt::format("host: {}: a CPU device's times compare its hosts", what));
+      } else {
+        g.notes.push_back(fmt::format("timing not gated: {}: a CPU device's times compare its hosts", what));
+      }
+    }
+    // Timing reasons, except for the CPU devices timed on another host when
+    // only their correctness is gated.
+    auto time_gated = [&](const CaseRecord& b) {
+      if (!pair.cross_host || fail_cross_host) return true;
+      const auto& cpus = pair.cross_host->devices;
+      return std::find(cpus.begin(), cpus.end(), b.device_info->key_name) == cpus.end();
+    };
     for (const auto& c : pair.cases) {
       const CaseRecord& b = *c.base;
       const CaseRecord& n = *c.next;
@@ -92,6 +113,7 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
         g.reasons.push_back(fmt::format("spills: {}: {} spills {:g} registers, none in BASE{}", name(b), sc.shader,
                                         sc.next.value_or(0), in));
       }
+      if (!time_gated(b)) continue;
       if (c.verdict == Verdict::kSlower) {
         const CaseComparison* again = confirming_case(confirm, c.base);
         timing(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}{}){}", name(b), format_ratio(c.ratio),
@@ -106,7 +128,9 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
       }
     }
     for (const auto& v : pair.variants) {
-      if (!v.slower) continue;
+      const bool gated = std::any_of(v.cases.begin(), v.cases.end(),
+                                     [&](size_t i) { return time_gated(*pair.cases[i].base); });
+      if (!v.slower || !gated) continue;
       const VariantComparison* again = confirming_variant(confirm, v);
       timing(variant_reason(pair, v, options) + in,
              again && again->slower ? std::optional<double>(again->ratio) : std::nullopt);

@@ -8,6 +8,9 @@
 //   lost     ok in BASE, skipped or unsupported in NEW
 //   missing  in BASE, absent from NEW
 //   device   BASE and NEW ran on different devices (not a regression test)
+//   host     a CPU device ran on different host CPUs in BASE and NEW (its
+//            times compare the CPUs); with CrossHost::kCorrectness no
+//            reason, but a note, and no timing reason for that pair
 //   spills   a pipeline that spilled no registers in BASE spills in NEW
 //            (driver statistics, e.g. --compile-only on RADV's null device)
 // The correctness reasons do not depend on the threshold: a loose timing
@@ -28,6 +31,7 @@ namespace pebench {
 struct GateResult {
   std::vector<std::string> reasons;
   std::vector<std::string> unconfirmed;  // timing reasons the confirming run did not repeat
+  std::vector<std::string> notes;        // what was not gated, and why
   bool passed() const { return reasons.empty(); }
 };
 

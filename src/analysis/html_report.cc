@@ -59,13 +59,6 @@ std::string json_text(const nlohmann::json& j, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-const DeviceRecord* find_device(const ReportFile& r, const std::string& key_name) {
-  for (const auto& d : r.devices) {
-    if (d.key_name == key_name) return &d;
-  }
-  return nullptr;
-}
-
 std::string table_open(const std::vector<std::string>& header) {
   std::string out = "<div class=\"scroll\"><table>\n<tr>";
   for (const auto& h : header) out += "<th>" + esc(h) + "</th>";
@@ -98,7 +91,7 @@ std::string devices_section(const std::vector<ReportFile>& reports, const std::v
                      "cases"});
   for (const auto& col : columns) {
     const ReportFile& r = reports[col.report];
-    const DeviceRecord* d = find_device(r, col.device);
+    const DeviceRecord* d = r.device(col.device);
     std::map<std::string, size_t> statuses;
     for (const auto& c : r.cases) {
       if (c.device_info->key_name == col.device) ++statuses[c.status];

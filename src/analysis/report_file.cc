@@ -56,6 +56,40 @@ void ReportFile::relink() {
   }
 }
 
+const DeviceRecord* ReportFile::device(const std::string& key_name) const {
+  for (const auto& d : devices) {
+    if (d.key_name == key_name) return &d;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// host.KEY as text ("" when absent or neither a string nor a number).
+std::string host_text(const nlohmann::json& host, const char* key) {
+  const auto it = host.find(key);
+  if (it == host.end()) return "";
+  return it->is_string() ? it->get<std::string>() : it->is_number() ? it->dump() : "";
+}
+
+}  // namespace
+
+std::string ReportFile::host_cpu() const {
+  const std::string cpu = host_text(host, "cpu"), id = host_text(host, "cpu_id"), cores = host_text(host, "logical_cores");
+  std::string out = cpu.empty() ? "unknown CPU" : cpu;
+  if (!id.empty()) out += " (" + id + ")";
+  if (!cores.empty()) out += ", " + cores + " logical cores";
+  return out;
+}
+
+bool ReportFile::same_host_cpu(const ReportFile& other) const {
+  for (const char* key : {"cpu", "logical_cores"}) {
+    if (host_text(host, key) != host_text(other.host, key)) return false;
+  }
+  const std::string id = host_text(host, "cpu_id"), other_id = host_text(other.host, "cpu_id");
+  return id.empty() || other_id.empty() || id == other_id;
+}
+
 std::vector<std::string> ReportFile::result_devices() const {
   std::vector<std::string> out;
   for (const auto& d : devices) {

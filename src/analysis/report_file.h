@@ -110,6 +110,16 @@ struct ReportFile {
 
   // Device key names that occur in results, in device order.
   std::vector<std::string> result_devices() const;
+  // The device with this key name; null when there is none.
+  const DeviceRecord* device(const std::string& key_name) const;
+  // The host's CPU as one string: host.cpu, host.cpu_id (reports since
+  // 2026-11-26) and host.logical_cores, e.g. "Intel(R) Xeon(R) Processor
+  // (GenuineIntel family 6 model 167), 2 logical cores". A CPU device
+  // (lavapipe) is this CPU, so its times compare only on the same one.
+  std::string host_cpu() const;
+  // Same CPU model and core count as `other`'s host; host.cpu_id counts
+  // only when both reports have it.
+  bool same_host_cpu(const ReportFile& other) const;
   // "pebench 0.1.0 (94667b3)".
   std::string tool_string() const;
 

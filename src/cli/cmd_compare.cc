@@ -42,6 +42,11 @@ class CompareCommand : public Command {
     app.add_option("--confirm", confirm_path_,
                    "NEW2.json, a second run of NEW's command: with --gate, a timing reason counts only if it shows "
                    "there too");
+    app.add_option("--cross-host", cross_host_,
+                   "when a CPU device (lavapipe) ran on different host CPUs in BASE and NEW, --gate fails "
+                   "(fail, a `host` reason) or gates its correctness only (correctness)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"fail", "correctness"}));
     app.add_option("--variant-threshold", variant_threshold_,
                    "also gate each variant/impl on the median ratio of its cases (e.g. 0.25; 0: off)");
   }
@@ -58,6 +63,7 @@ class CompareCommand : public Command {
     }
     if (variant_threshold_ > 0) options_.variant_threshold = variant_threshold_;
     options_.series = series_ == "cpu" ? TimeSeries::kCpu : TimeSeries::kGpu;
+    options_.cross_host = cross_host_ == "correctness" ? CrossHost::kCorrectness : CrossHost::kFail;
     if (!confirm_path_.empty() && (!gate_ || paths_.size() != 2)) {
       throw UsageError(fmt::format("--confirm {} needs --gate and exactly two reports, BASE and NEW", confirm_path_));
     }
@@ -73,6 +79,7 @@ class CompareCommand : public Command {
       }
       if (result.gate) {
         for (const auto& r : result.gate->unconfirmed) std::cerr << "note: not confirmed: " << r << "\n";
+        for (const auto& n : result.gate->notes) std::cerr << "note: " << n << "\n";
       }
     } else if (format_ == "md") {
       std::cout << render_compare_markdown(reports, result);
@@ -87,7 +94,7 @@ class CompareCommand : public Command {
   std::vector<std::string> paths_;
   std::string format_ = "text";
   bool gate_ = false;
-  std::string series_ = "gpu", confirm_path_;
+  std::string series_ = "gpu", confirm_path_, cross_host_ = "fail";
   double variant_threshold_ = 0;
   CompareOptions options_;
 };

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <thread>
 
@@ -40,14 +41,37 @@ std::string read_os_pretty_name() {
   return "";
 }
 
-std::string read_cpu_model() {
+// The first value of each /proc/cpuinfo field (the fields of CPU 0).
+std::map<std::string, std::string> read_cpuinfo() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
+  std::map<std::string, std::string> fields;
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    const auto value = line.find_first_not_of(" \t", colon + 1);
+    fields.emplace(key, value == std::string::npos ? "" : line.substr(value));
+  }
+  return fields;
+}
+
+std::string field(const std::map<std::string, std::string>& fields, const std::string& key) {
+  const auto it = fields.find(key);
+  return it == fields.end() ? "" : it->second;
+}
+
+// Which CPU this is, beyond its often generic model name (a VM's "Intel(R)
+// Xeon(R) Processor"): x86's vendor, family and model, or Arm's implementer
+// and part. On lavapipe the device is this CPU, so `pebench compare` times a
+// CPU device only against the same host.
+std::string cpu_id(const std::map<std::string, std::string>& fields) {
+  if (!field(fields, "vendor_id").empty()) {
+    return fmt::format("{} family {} model {}", field(fields, "vendor_id"), field(fields, "cpu family"),
+                       field(fields, "model"));
+  }
+  if (!field(fields, "CPU implementer").empty()) {
+    return fmt::format("implementer {} part {}", field(fields, "CPU implementer"), field(fields, "CPU part"));
   }
   return "unknown";
 }
@@ -60,7 +84,12 @@ nlohmann::json host_json() {
   if (uname(&u) == 0) os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
   const std::string pretty = read_os_pretty_name();
   if (!pretty.empty()) os = pretty + " (" + os + ")";
-  return {{"os", os}, {"cpu", read_cpu_model()}, {"logical_cores", std::thread::hardware_concurrency()}};
+  const auto cpuinfo = read_cpuinfo();
+  const std::string model = field(cpuinfo, "model name");
+  return {{"os", os},
+          {"cpu", model.empty() ? "unknown" : model},
+          {"cpu_id", cpu_id(cpuinfo)},
+          {"logical_cores", std::thread::hardware_concurrency()}};
 }
 
 nlohmann::json device_json(const PhysicalDeviceInfo& d) {
