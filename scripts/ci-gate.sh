@@ -22,7 +22,11 @@
 # NEW.confirm.json) and a timing reason counts only if that run shows it too.
 # When NEW ran on another host CPU than BASE (host.cpu, host.cpu_id,
 # host.logical_cores), lavapipe's times compare the CPUs: only correctness
-# is gated, and a line says so (`--cross-host correctness`).
+# is gated, and a line says so (`--cross-host correctness`). So baselines
+# for other CPUs sit next to BASE as BASE's name with a tag before .json
+# (lavapipe-quick.TAG.json, made by scripts/make-baseline.sh on that CPU):
+# the first of BASE and those that ran on NEW's host is the one gated
+# against, and a line names it when it is not BASE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pebench=${PEBENCH:-build/pebench}
@@ -32,6 +36,22 @@ if [[ $# -ne 2 ]]; then
 fi
 base=$1 new=$2
 [[ -x $pebench ]] || { echo "ci-gate: $pebench not found; build first (scripts/build.sh)" >&2; exit 2; }
+
+# The first of BASE and its per-host siblings whose host CPU is NEW's (for
+# reports of GPUs, BASE): compare's own test, its `cross_host`, decides.
+same_host() {
+  "$pebench" compare "$1" "$new" --format json 2>/dev/null | python3 -c '
+import json, sys
+sys.exit(0 if all(c.get("cross_host") is None for c in json.load(sys.stdin)["comparisons"]) else 1)' 2>/dev/null
+}
+if [[ -r $base ]] && ! same_host "$base"; then
+  for candidate in "${base%.json}".*.json; do
+    [[ -r $candidate && $candidate != "$new" ]] && same_host "$candidate" || continue
+    echo "ci-gate: baseline $candidate, made on this host's CPU" >&2
+    base=$candidate
+    break
+  done
+fi
 
 rule=(--time cpu --normalize --min-samples 5 --cross-host correctness
       --threshold "${PEBENCH_CI_THRESHOLD:-1.5}" --variant-threshold "${PEBENCH_CI_VARIANT_THRESHOLD:-0.25}")

@@ -13,6 +13,11 @@
 #
 # Regenerate it whenever the quick preset's cases change (a variant lands) or
 # the code is meant to get faster or slower; see docs/compare-and-gate.md.
+# lavapipe's times hold for the host CPU that ran them: a baseline for
+# another CPU is made on that CPU as a sibling, e.g.
+#   scripts/make-baseline.sh reports/baselines/lavapipe-quick.intel-6-207.json
+# and scripts/ci-gate.sh takes the one made on its own host. The other
+# hosts' baselines keep their times; the script names them at the end.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -70,5 +75,18 @@ with open(out + ".tmp", "w") as f:
     json.dump(merged, f, indent=1)
     f.write("\n")
 os.replace(out + ".tmp", out)
-print(f"make-baseline: wrote {out}: {len(results)} cases from {len(runs)} runs", file=sys.stderr)
+print(f"make-baseline: wrote {out}: {len(results)} cases from {len(runs)} runs on "
+      f"{merged.get('host', {}).get('cpu_id') or merged.get('host', {}).get('cpu', 'an unknown CPU')}", file=sys.stderr)
 PY
+
+# Baselines of the same family made on other CPUs (NAME.json, NAME.TAG.json):
+# this run cannot regenerate them.
+dir=$(dirname "$out") name=$(basename "$out" .json)
+others=()
+for f in "$dir/${name%%.*}.json" "$dir/${name%%.*}".*.json; do
+  [[ -f $f && $f != "$dir/$name.json" ]] && others+=("$f")
+done
+if ((${#others[@]})); then
+  echo "make-baseline: the baselines of other host CPUs keep their old times: ${others[*]}" >&2
+  echo "make-baseline: if this change moves times, delete them (CI on those CPUs then gates correctness only)" >&2
+fi

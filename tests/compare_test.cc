@@ -1158,6 +1158,22 @@ TEST(CiGate, PassesFailsWithOneLinePerReasonAndRefusesBadInput) {
             std::string::npos)
       << cross.out;
 
+  // Baselines of other hosts sit next to BASE as BASE.TAG.json: the one made on NEW's host is gated
+  // against (timing included), one of a third host is passed over, and a line names the one taken.
+  write_json(dir, "host-base.a.json", on_cpu_host(report_json(runner_cases(1)), "C family 3 model 3"));
+  const auto own_base =
+      write_json(dir, "host-base.b.json", on_cpu_host(report_json(runner_cases(1)), "B family 2 model 2"));
+  const auto own = test::run_program(script, {host_base, host_slow}, env);
+  EXPECT_EQ(own.exit_code, 1) << own.out;
+  EXPECT_NE(own.out.find("ci-gate: baseline " + own_base + ", made on this host's CPU\n"), std::string::npos)
+      << own.out;
+  EXPECT_EQ(count_lines_starting(own.out, "slower: attn.nope flash: median "), 1u) << own.out;
+  EXPECT_EQ(own.out.find("timing not gated"), std::string::npos) << own.out;
+  // BASE itself on NEW's host: the siblings are not looked at.
+  const auto same = test::run_program(script, {own_base, host_slow}, env);
+  EXPECT_EQ(same.exit_code, 1) << same.out;
+  EXPECT_EQ(same.out.find("ci-gate: baseline "), std::string::npos) << same.out;
+
   const auto bad = test::run_program(script, {base, dir + "/nope.json"}, env);
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("nope.json: cannot read"), std::string::npos) << bad.out;
