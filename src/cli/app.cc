@@ -5,6 +5,7 @@
 
 #include "analysis/report_file.h"
 #include "cli/command.h"
+#include "cli/crash_report.h"
 #include "cli/option_checks.h"
 #include "harness/contract/errors.h"
 #include "harness/output/build_info.h"
@@ -27,6 +28,7 @@ std::vector<std::string>& mutable_command_line() {
 const std::vector<std::string>& command_line() { return mutable_command_line(); }
 
 int pebench_main(int argc, char** argv) {
+  install_crash_report();
   mutable_command_line().assign({"pebench"});
   for (int i = 1; i < argc; ++i) mutable_command_line().push_back(argv[i]);
   CLI::App app{"pebench: Vulkan compute benchmarks for Transformer positional encodings and attention", "pebench"};
