@@ -6,6 +6,7 @@
 
 #include "analysis/case_key.h"
 #include "analysis/format_units.h"
+#include "analysis/json_input.h"
 #include "analysis/pipeline_stats.h"
 #include "analysis/report_charts.h"
 #include "analysis/sample_spread.h"
@@ -51,12 +52,6 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
   return out;
-}
-
-std::string json_text(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
 std::string table_open(const std::vector<std::string>& header) {

@@ -74,4 +74,10 @@ nlohmann::json parse_untrusted_json(const std::string& text, size_t max_depth) {
   return nlohmann::json::parse(text);
 }
 
+std::string json_text(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 }  // namespace pebench

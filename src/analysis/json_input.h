@@ -27,4 +27,8 @@ struct JsonInputError : std::runtime_error {
 // "nested deeper than 100 levels".
 nlohmann::json parse_untrusted_json(const std::string& text, size_t max_depth = kMaxJsonDepth);
 
+// Member `key` of object `j` as text: a string as it is, any other value as
+// JSON ("2", "true"), "" when absent or null.
+std::string json_text(const nlohmann::json& j, const char* key);
+
 }  // namespace pebench

@@ -63,19 +63,9 @@ const DeviceRecord* ReportFile::device(const std::string& key_name) const {
   return nullptr;
 }
 
-namespace {
-
-// host.KEY as text ("" when absent or neither a string nor a number).
-std::string host_text(const nlohmann::json& host, const char* key) {
-  const auto it = host.find(key);
-  if (it == host.end()) return "";
-  return it->is_string() ? it->get<std::string>() : it->is_number() ? it->dump() : "";
-}
-
-}  // namespace
-
 std::string ReportFile::host_cpu() const {
-  const std::string cpu = host_text(host, "cpu"), id = host_text(host, "cpu_id"), cores = host_text(host, "logical_cores");
+  const std::string cpu = json_text(host, "cpu"), id = json_text(host, "cpu_id");
+  const std::string cores = json_text(host, "logical_cores");
   std::string out = cpu.empty() ? "unknown CPU" : cpu;
   if (!id.empty()) out += " (" + id + ")";
   if (!cores.empty()) out += ", " + cores + " logical cores";
@@ -84,9 +74,9 @@ std::string ReportFile::host_cpu() const {
 
 bool ReportFile::same_host_cpu(const ReportFile& other) const {
   for (const char* key : {"cpu", "logical_cores"}) {
-    if (host_text(host, key) != host_text(other.host, key)) return false;
+    if (json_text(host, key) != json_text(other.host, key)) return false;
   }
-  const std::string id = host_text(host, "cpu_id"), other_id = host_text(other.host, "cpu_id");
+  const std::string id = json_text(host, "cpu_id"), other_id = json_text(other.host, "cpu_id");
   return id.empty() || other_id.empty() || id == other_id;
 }
 
