@@ -7,7 +7,9 @@
 #   2: bad input (one line on stderr).
 #   env: PEBENCH (default build/pebench); CI_GATE_MD: also write the whole
 #        comparison there as markdown; PEBENCH_CI_THRESHOLD (default 1.5) and
-#        PEBENCH_CI_VARIANT_THRESHOLD (default 0.25) override the thresholds;
+#        PEBENCH_CI_VARIANT_THRESHOLD (default 0.25) override the thresholds,
+#        PEBENCH_CI_LOAD_NEIGHBOURS (default 12; 0: one load factor) the
+#        cases each case's load factor comes from;
 #        CI_GATE_CONFIRM=0 skips the confirming run; CI_GATE_CONFIRM_WITH=FILE
 #        takes FILE, an earlier run of the same command, as the confirming run
 #        (scripts/measure-gate.sh does).
@@ -15,8 +17,8 @@
 # The rule (docs/compare-and-gate.md, "The gate on a shared CPU runner"): a
 # case that was ok in BASE and fails, errors or vanishes in NEW fails it.
 # Timing compares each sample's process CPU time, which on lavapipe is the
-# device's own work, divided by the run's load factor (the median NEW/BASE
-# ratio). A variant/impl whose cases' median ratio is past 1.25 fails it, and
+# device's own work, divided by the case's load factor (the median NEW/BASE
+# ratio of the 12 cases of other variants nearest it in BASE time). A variant/impl whose cases' median ratio is past 1.25 fails it, and
 # so does one case past 2.5x (and significant); every case needs 5 samples a
 # side. When timing is all that fails, NEW's command runs once more (into
 # NEW.confirm.json) and a timing reason counts only if that run shows it too.
@@ -53,7 +55,8 @@ if [[ -r $base ]] && ! same_host "$base"; then
   done
 fi
 
-rule=(--time cpu --normalize --min-samples 5 --cross-host correctness
+rule=(--time cpu --normalize --load-neighbours "${PEBENCH_CI_LOAD_NEIGHBOURS:-12}" --min-samples 5
+      --cross-host correctness
       --threshold "${PEBENCH_CI_THRESHOLD:-1.5}" --variant-threshold "${PEBENCH_CI_VARIANT_THRESHOLD:-0.25}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

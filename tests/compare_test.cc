@@ -1009,6 +1009,81 @@ TEST(RunnerRule, JsonCarriesTheLoadFactorAndVariants) {
   EXPECT_EQ(pair["variants"][2]["slower"], false);
 }
 
+// Three short variants (CPU time 100-600 us a case, like the quick preset's
+// abs.* at seq 128, where a submission's fixed cost is most of the time) and
+// three long ones (2-8 ms), four cases each. `short_drift` scales the short
+// ones' CPU time, `long_drift` the long ones', `scale` one variant's on top.
+std::vector<CaseSpec> short_and_long_cases(double short_drift, double long_drift,
+                                           const std::map<std::string, double>& scale = {}, uint32_t seed = 1) {
+  std::vector<CaseSpec> out;
+  const std::vector<std::pair<std::string, double>> variants = {
+      {"abs.learned", 100e3},  {"abs.multiplicative", 250e3}, {"rope.apply", 300e3},
+      {"attn.nope", 2000e3}, {"attn.alibi", 2500e3},        {"attn.t5", 3000e3}};
+  for (const auto& [variant, base_ns] : variants) {
+    const bool is_short = base_ns < 1e6;
+    const auto it = scale.find(variant);
+    const double s = (is_short ? short_drift : long_drift) * (it == scale.end() ? 1.0 : it->second);
+    for (const char* dtype : {"f32", "f16"}) {
+      for (int seq : {128, 256}) {
+        CaseSpec c;
+        c.variant = variant;
+        c.impl = variant.rfind("attn.", 0) == 0 ? "flash" : "default";
+        c.dtype = dtype;
+        c.params = {{"seq", seq}};
+        const double center = base_ns * seq / 128;
+        c.samples = samples_around(center, 10, 0.03, seed++);
+        c.cpu_samples = samples_around(center * s, 10, 0.03, seed++);
+        out.push_back(c);
+      }
+    }
+  }
+  return out;
+}
+
+TEST(RunnerRule, LocalLoadFactorsFollowAFixedCostThatDriftsApartFromSpeed) {
+  // The runner's fixed cost per submission grew (short cases 1.6x) while
+  // its speed did not (long cases 0.9x): the one load factor (1.25) leaves
+  // every short variant slower, the local ones divide the drift out.
+  const json base = report_json(short_and_long_cases(1, 1));
+  const json drifted = report_json(short_and_long_cases(1.6, 0.9, {}, 77));
+  const GateRun one = gate(base, drifted, kRunnerRule);
+  EXPECT_EQ(one.exit_code, 1) << one.out;
+  EXPECT_EQ(count_lines_starting(one.out, "slower:"), 3u) << one.out;
+  EXPECT_NE(one.out.find("over load factor 1.2"), std::string::npos) << one.out;
+  const GateRun local = gate(base, drifted, with_rule({"--load-neighbours", "4"}));
+  EXPECT_EQ(local.exit_code, 0) << local.out;
+
+  // A short variant 1.5x slower on top of the drift is still named, alone:
+  // its own cases, though nearest in time, never set its factor.
+  const json slowed = report_json(short_and_long_cases(1.6, 0.9, {{"abs.learned", 1.5}}, 77));
+  const GateRun r = gate(base, slowed, with_rule({"--load-neighbours", "4"}));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NEAR(number_after(r.out, "slower: abs.learned default: median "), 1.5, 0.08) << r.out;
+  EXPECT_EQ(count_lines_starting(r.out, "slower:"), 1u) << r.out;
+  EXPECT_NE(r.out.find("over local load factor"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(4 nearest cases)"), std::string::npos) << r.out;
+
+  // Each case's factor is in the JSON, and the pair's one factor stays.
+  const std::string dir = test::temp_dir("local");
+  const std::string base_path = write_json(dir, "b.json", base), new_path = write_json(dir, "n.json", drifted);
+  const auto j = test::run_pebench(
+      with_rule({"compare", base_path, new_path, "--load-neighbours", "4", "--format", "json"}));
+  ASSERT_EQ(j.exit_code, 0) << j.out;
+  const json out = json::parse(j.out);
+  EXPECT_EQ(out["load_neighbours"], 4);
+  const json& pair = out["comparisons"][0];
+  EXPECT_NEAR(pair["load_factor"].get<double>(), 1.25, 0.05);
+  for (const auto& c : pair["cases"]) {
+    const bool is_short = c["variant"].get<std::string>().rfind("attn.", 0) != 0;
+    EXPECT_NEAR(c["load_factor"].get<double>(), is_short ? 1.6 : 0.9, 0.05) << c.dump();
+  }
+
+  // Without --normalize the option has nothing to act on.
+  const auto bad = test::run_pebench({"compare", base_path, new_path, "--load-neighbours", "4"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--load-neighbours 4 needs --normalize"), std::string::npos) << bad.out;
+}
+
 // `report` as run on a CPU device (lavapipe) on the host CPU `cpu_id`
 // (empty: a report from before host.cpu_id).
 json on_cpu_host(json report, const std::string& cpu_id, const std::string& device_type = "cpu") {

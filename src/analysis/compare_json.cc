@@ -68,6 +68,7 @@ nlohmann::json pair_json(const PairComparison& p) {
     }
     j["pipeline_stat_changes"] = stats;
     j["too_few_samples"] = c.too_few_samples;
+    j["load_factor"] = c.load_factor;
     cases.push_back(j);
   }
   nlohmann::json variants = nlohmann::json::array();
@@ -146,6 +147,7 @@ nlohmann::json compare_json(const std::vector<ReportFile>& reports, const Compar
   j["alpha"] = result.options.alpha;
   j["time"] = series_name(result.options.series);
   j["normalize"] = result.options.normalize;
+  j["load_neighbours"] = result.options.load_neighbours;
   j["min_samples"] = result.options.min_samples;
   j["cross_host"] = result.options.cross_host == CrossHost::kFail ? "fail" : "correctness";
   j["variant_threshold"] = result.options.variant_threshold ? nlohmann::json(*result.options.variant_threshold)

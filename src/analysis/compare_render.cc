@@ -59,7 +59,11 @@ std::string compared_cell(const CaseRecord* c, const std::optional<double>& medi
 std::string timing_note(const PairComparison& pair, const CompareOptions& options) {
   std::vector<std::string> parts;
   if (options.series == TimeSeries::kCpu) parts.push_back("base and new are process CPU time per sample (--time cpu)");
-  if (options.normalize) {
+  if (options.normalize && options.load_neighbours > 0) {
+    parts.push_back(fmt::format("each ratio is divided by its case's load factor, the median NEW/BASE ratio of the {} "
+                                "cases of other variants nearest it in BASE time (over all cases: {})",
+                                options.load_neighbours, format_ratio(pair.load_factor)));
+  } else if (options.normalize) {
     parts.push_back(fmt::format("ratios are divided by the load factor {} (the median NEW/BASE ratio)",
                                 format_ratio(pair.load_factor)));
   }

@@ -100,13 +100,14 @@ std::vector<StatChange> stat_changes(const std::vector<PipelineRecordView>& base
   return out;
 }
 
-// `load`: the pair's load factor when normalising (else 1); NEW's median and
+// `load`: the case's load factor when normalising (else 1); NEW's median and
 // samples are divided by it before they meet BASE's.
 CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, const CompareOptions& options,
                             double load) {
   CaseComparison c;
   c.base = &base;
   c.next = &next;
+  c.load_factor = load;
   c.change = status_change(base.status, next.status);
   c.stat_changes = stat_changes(base.pipelines, next.pipelines);
   if (base.timed()) c.base_median = series_median(*base.time, options.series);
@@ -182,11 +183,16 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
     matched.emplace_back(&b, n);
   }
   if (options.normalize) out.load_factor = load_factor(matched, options.series);
+  const std::vector<double> factors =
+      options.normalize && options.load_neighbours > 0
+          ? case_load_factors(matched, options.series, options.load_neighbours, out.load_factor)
+          : std::vector<double>(matched.size(), out.load_factor);
 
   std::map<std::string, std::vector<double>> family_ratios;
   std::vector<double> all_ratios;
-  for (const auto& [b, n] : matched) {
-    CaseComparison c = compare_case(*b, *n, options, out.load_factor);
+  for (size_t i = 0; i < matched.size(); ++i) {
+    const auto& [b, n] = matched[i];
+    CaseComparison c = compare_case(*b, *n, options, factors[i]);
     if (c.ratio) {
       family_ratios[b->family()].push_back(*c.ratio);
       all_ratios.push_back(*c.ratio);

@@ -35,6 +35,10 @@ struct CompareOptions {
   TimeSeries series = TimeSeries::kGpu;
   // Divide every ratio by the pair's load factor (timing_rule.h).
   bool normalize = false;
+  // With normalize: each case's own load factor, the median ratio of this
+  // many cases of other variants nearest it in BASE time (timing_rule.h).
+  // 0: one factor for all cases.
+  size_t load_neighbours = 0;
   // A case with fewer samples on either side gets no U test ("noisy" when
   // outside the band) and, with --gate, fails it: a rule that needs samples
   // must not pass blind. 0: no minimum.
@@ -88,6 +92,8 @@ struct CaseComparison {
   std::vector<StatChange> stat_changes;
   // Timed on both sides with fewer samples than options.min_samples on one.
   bool too_few_samples = false;
+  // What NEW's median and samples were divided by (1 unless options.normalize).
+  double load_factor = 1;
 };
 
 // One variant/impl's cases together (CompareOptions::variant_threshold).
@@ -128,7 +134,8 @@ struct PairComparison {
   std::vector<GeoMean> families;                // sorted by family
   std::optional<GeoMean> overall;               // absent when nothing was timed on both sides
   // The median NEW/BASE ratio over cases timed on both sides; every ratio
-  // above is divided by it when options.normalize (else 1).
+  // above is divided by it when options.normalize (else 1), or by the case's
+  // own factor (CaseComparison::load_factor) with options.load_neighbours.
   double load_factor = 1;
   std::vector<VariantComparison> variants;  // with options.variant_threshold
 

@@ -11,20 +11,33 @@
 namespace pebench {
 namespace {
 
-// ", cpu time, over load factor 1.83" / "": what the timing reasons measured, when
-// it is not plain GPU time.
-std::string measured(const PairComparison& pair, const CompareOptions& options) {
+// ", cpu time, over load factor 1.83" / ", over local load factors 0.91-1.3
+// (12 nearest cases)" / "": what the timing reasons measured, when it is not
+// plain GPU time; `factors`: those of the cases the reason is about.
+std::string measured(const std::vector<double>& factors, const CompareOptions& options) {
   std::string m = options.series == TimeSeries::kCpu ? "cpu time" : "";
-  if (options.normalize) m += fmt::format("{}over load factor {}", m.empty() ? "" : ", ", format_ratio(pair.load_factor));
+  if (options.normalize && !factors.empty()) {
+    const auto [lo, hi] = std::minmax_element(factors.begin(), factors.end());
+    const std::string values =
+        *lo == *hi ? format_ratio(*lo) : fmt::format("{}-{}", format_ratio(*lo), format_ratio(*hi));
+    const bool one = *lo == *hi;
+    m += fmt::format("{}over {}load factor{} {}", m.empty() ? "" : ", ", options.load_neighbours ? "local " : "",
+                     one ? "" : "s", values);
+    if (options.load_neighbours) m += fmt::format(" ({} nearest cases)", options.load_neighbours);
+  }
   return m.empty() ? "" : ", " + m;
 }
 
 std::string variant_reason(const PairComparison& pair, const VariantComparison& v, const CompareOptions& options) {
   std::vector<std::string> ratios;
-  for (size_t i : v.cases) ratios.push_back(format_ratio(pair.cases[i].ratio) + "x");
+  std::vector<double> factors;
+  for (size_t i : v.cases) {
+    ratios.push_back(format_ratio(pair.cases[i].ratio) + "x");
+    factors.push_back(pair.cases[i].load_factor);
+  }
   return fmt::format("slower: {} {}: median {}x of its {} cases ({}), threshold {}{}", v.variant, v.impl,
                      format_ratio(v.ratio), v.cases.size(), fmt::join(ratios, ", "),
-                     format_threshold(*options.variant_threshold), measured(pair, options));
+                     format_threshold(*options.variant_threshold), measured(factors, options));
 }
 
 // The confirming run's verdict on the same BASE case / variant (null when it
@@ -118,7 +131,7 @@ GateResult evaluate_gate(const std::vector<ReportFile>& reports, const std::vect
         const CaseComparison* again = confirming_case(confirm, c.base);
         timing(fmt::format("slower: {}: {}x ({} -> {}, p={} < {}, threshold {}{}){}", name(b), format_ratio(c.ratio),
                            format_ns(c.base_median), format_ns(c.new_median), format_p(c.p_value), options.alpha,
-                           format_threshold(options.threshold), measured(pair, options), in),
+                           format_threshold(options.threshold), measured({c.load_factor}, options), in),
                again && again->verdict == Verdict::kSlower ? again->ratio : std::nullopt);
       }
       if (c.ratio && c.too_few_samples && options.min_samples > 0) {

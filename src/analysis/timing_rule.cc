@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace pebench {
@@ -25,6 +26,25 @@ std::string slowdowns_text(const nlohmann::json& injected) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// A matched pair ok and timed on both sides in one series.
+struct TimedPair {
+  size_t index;  // in matched
+  const std::string& variant;
+  double log_base, ratio;  // log of BASE's median; NEW/BASE
+};
+
+std::vector<TimedPair> timed_pairs(const std::vector<std::pair<const CaseRecord*, const CaseRecord*>>& matched,
+                                   TimeSeries series) {
+  std::vector<TimedPair> out;
+  for (size_t i = 0; i < matched.size(); ++i) {
+    const auto& [b, n] = matched[i];
+    if (!b->ok() || !n->ok() || !b->timed() || !n->timed()) continue;
+    const double base = series_median(*b->time, series), next = series_median(*n->time, series);
+    if (base > 0 && next > 0) out.push_back({i, b->variant, std::log(base), next / base});
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* series_name(TimeSeries s) { return s == TimeSeries::kCpu ? "cpu" : "gpu"; }
@@ -39,12 +59,27 @@ const std::vector<double>& series_samples(const TimeRecord& t, TimeSeries series
 
 double load_factor(const std::vector<std::pair<const CaseRecord*, const CaseRecord*>>& matched, TimeSeries series) {
   std::vector<double> ratios;
-  for (const auto& [b, n] : matched) {
-    if (!b->ok() || !n->ok() || !b->timed() || !n->timed()) continue;
-    const double base = series_median(*b->time, series), next = series_median(*n->time, series);
-    if (base > 0 && next > 0) ratios.push_back(next / base);
-  }
+  for (const auto& t : timed_pairs(matched, series)) ratios.push_back(t.ratio);
   return ratios.empty() ? 1.0 : median(ratios);
+}
+
+std::vector<double> case_load_factors(const std::vector<std::pair<const CaseRecord*, const CaseRecord*>>& matched,
+                                      TimeSeries series, size_t neighbours, double overall) {
+  std::vector<double> out(matched.size(), overall);
+  const std::vector<TimedPair> timed = timed_pairs(matched, series);
+  for (const TimedPair& t : timed) {
+    std::vector<std::pair<double, double>> others;  // (distance in log BASE time, ratio), in matched order
+    for (const TimedPair& o : timed) {
+      if (o.variant != t.variant) others.emplace_back(std::abs(o.log_base - t.log_base), o.ratio);
+    }
+    if (others.empty()) continue;
+    const size_t k = std::min(std::max<size_t>(neighbours, 1), others.size());
+    std::stable_sort(others.begin(), others.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> ratios;
+    for (size_t i = 0; i < k; ++i) ratios.push_back(others[i].second);
+    out[t.index] = median(ratios);
+  }
+  return out;
 }
 
 std::vector<VariantComparison> compare_variants(const std::vector<CaseComparison>& cases,

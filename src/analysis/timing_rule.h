@@ -7,6 +7,10 @@
 //   - the load factor: the median NEW/BASE ratio over every case timed on
 //     both sides, which `--normalize` divides out, since load on the machine
 //     moves all cases together while a regression moves a few;
+//   - or, with --load-neighbours K, a load factor per case: the median ratio
+//     of the K cases of other variants nearest it in BASE time, since a
+//     runner's fixed cost per submission drifts apart from its speed (short
+//     cases move together, apart from long ones);
 //   - per variant and impl, the median of its cases' ratios, which
 //     `--variant-threshold` gates: a kernel change moves all of a variant's
 //     cases, while noise rarely moves most of them together.
@@ -30,6 +34,13 @@ const std::vector<double>& series_samples(const TimeRecord& t, TimeSeries series
 // Median of the NEW/BASE ratios of the pairs ok and timed on both sides in
 // `series`; 1 when there are none.
 double load_factor(const std::vector<std::pair<const CaseRecord*, const CaseRecord*>>& matched, TimeSeries series);
+
+// Per pair of `matched`, the median NEW/BASE ratio of the `neighbours` pairs
+// of other variants (ok and timed on both sides) whose BASE medians are
+// nearest its own on a log scale; ties go to the earlier pair. `overall`
+// for a pair not timed on both sides, or when no other variant is.
+std::vector<double> case_load_factors(const std::vector<std::pair<const CaseRecord*, const CaseRecord*>>& matched,
+                                      TimeSeries series, size_t neighbours, double overall);
 
 // Per variant and impl (BASE order), the median ratio of its cases that have
 // a ratio and enough samples; slower when past 1 + options.variant_threshold.

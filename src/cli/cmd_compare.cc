@@ -37,6 +37,10 @@ class CompareCommand : public Command {
         ->check(CLI::IsMember({"gpu", "cpu"}));
     app.add_flag("--normalize", options_.normalize,
                  "divide every ratio by the load factor, the median ratio of all cases timed on both sides");
+    app.add_option("--load-neighbours", options_.load_neighbours,
+                   "with --normalize, divide each case by its own load factor: the median ratio of the K cases of "
+                   "other variants nearest it in BASE time (0: one factor for all)")
+        ->capture_default_str();
     app.add_option("--min-samples", options_.min_samples,
                    "cases with fewer samples on a side are not tested, and fail --gate");
     app.add_option("--confirm", confirm_path_,
@@ -60,6 +64,9 @@ class CompareCommand : public Command {
     }
     if (!(variant_threshold_ >= 0) || !std::isfinite(variant_threshold_)) {
       throw UsageError(fmt::format("--variant-threshold {} must be a finite number >= 0", variant_threshold_));
+    }
+    if (options_.load_neighbours > 0 && !options_.normalize) {
+      throw UsageError(fmt::format("--load-neighbours {} needs --normalize", options_.load_neighbours));
     }
     if (variant_threshold_ > 0) options_.variant_threshold = variant_threshold_;
     options_.series = series_ == "cpu" ? TimeSeries::kCpu : TimeSeries::kGpu;
