@@ -18,9 +18,9 @@
 # case that was ok in BASE and fails, errors or vanishes in NEW fails it.
 # Timing compares each sample's process CPU time, which on lavapipe is the
 # device's own work, divided by the case's load factor (the median NEW/BASE
-# ratio of the 12 cases of other variants nearest it in BASE time). A variant/impl whose cases' median ratio is past 1.25 fails it, and
-# so does one case past 2.5x (and significant); every case needs 5 samples a
-# side. When timing is all that fails, NEW's command runs once more (into
+# ratio of the 12 cases of other variants nearest it in BASE time). A
+# variant/impl whose cases' median ratio is past 1.25 fails it, and so does
+# one case past 2.5x (and significant); every case needs 5 samples a side. When timing is all that fails, NEW's command runs once more (into
 # NEW.confirm.json) and a timing reason counts only if that run shows it too.
 # When NEW ran on another host CPU than BASE (host.cpu, host.cpu_id,
 # host.logical_cores), lavapipe's times compare the CPUs: only correctness

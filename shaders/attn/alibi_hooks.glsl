@@ -12,8 +12,9 @@ float alibi_slope[ATTN_ROW_SLOTS];  // of each row slot's head
 // Each row slot's position as a float, converted once per row: llvmpipe
 // rebuilds attn_qpos[r] from its operands at every key, and the conversion
 // with it (the CPU flash kernel ran 6-19% over nope that way, median 11%;
-// 0-9%, median 3%, this way: docs/attention-kernels.md). Exact below 2^24, as is the
-// difference of two such floats, so the bias is the same to the bit.
+// 0-9%, median 3%, this way: docs/attention-kernels.md). Exact below 2^24,
+// as is the difference of two such floats, so the bias is the same to the
+// bit.
 float alibi_qpos[ATTN_ROW_SLOTS];
 
 float alibi_bias(uint r, uint qpos, uint kpos) {

@@ -18,9 +18,8 @@ std::string measured(const std::vector<double>& factors, const CompareOptions& o
   std::string m = options.series == TimeSeries::kCpu ? "cpu time" : "";
   if (options.normalize && !factors.empty()) {
     const auto [lo, hi] = std::minmax_element(factors.begin(), factors.end());
-    const std::string values =
-        *lo == *hi ? format_ratio(*lo) : fmt::format("{}-{}", format_ratio(*lo), format_ratio(*hi));
     const bool one = *lo == *hi;
+    const std::string values = one ? format_ratio(*lo) : fmt::format("{}-{}", format_ratio(*lo), format_ratio(*hi));
     m += fmt::format("{}over {}load factor{} {}", m.empty() ? "" : ", ", options.load_neighbours ? "local " : "",
                      one ? "" : "s", values);
     if (options.load_neighbours) m += fmt::format(" ({} nearest cases)", options.load_neighbours);
