@@ -588,6 +588,16 @@ TEST(RelBiasGpu, T5FarRangesValidate) {
   }
   EXPECT_GT(far.left, 2u);
   EXPECT_LE(far.right, 12u);
+  // MHA with tile shuffles: the band takes T5's near window (t5_hooks.glsl),
+  // which the validations above check on lavapipe.
+  const auto lookup = [&](const char* name) {
+    for (const auto& [n, v] : p.spec_constants) {
+      if (n == name) return static_cast<int64_t>(v);
+    }
+    return int64_t{-1};
+  };
+  EXPECT_GT(lookup("TILE_SHUFFLE"), 0);
+  EXPECT_EQ(lookup("GROUP"), 1);
   // N = M = 128 with the default buckets (far from 91 on): one workgroup
   // holds every row, and no key is that far from all of them, so the
   // kernel compiles its plain loop.

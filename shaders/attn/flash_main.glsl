@@ -51,6 +51,9 @@ void attn_load_key(uint kv_row0, uint kpos) {
 // causal mask may hide the key from some slot (keys from main's kvis on);
 // else every slot sees it.
 void attn_fold_key(uint kpos, const bool far, const bool masked) {
+#ifdef ATTN_NEAR_KEY
+  if (!far) ATTN_NEAR_KEY(kpos);
+#endif
   float dots[ROWS];
 #ifdef ATTN_SCORES
   ATTN_SCORES(kpos, dots);
@@ -168,8 +171,16 @@ uvec2 attn_far_band(uint rows, uint group, uint kb, uint ke) {
 // over GROUP's name in the SPIR-V.
 uint attn_group() { return GROUP; }
 
+// The invocation's index for the row layout. With TILE_SHUFFLE (full
+// subgroups) it is counted by subgroup, so the lanes of a subgroup hold
+// consecutive rows whatever the device's mapping of local invocations to
+// subgroups (T5's near window relies on it: t5_hooks.glsl).
+uint attn_row_lane() {
+  return TILE_SHUFFLE > 0 && !DIRECT ? gl_SubgroupID * TILE_SHUFFLE + gl_SubgroupInvocationID : gl_LocalInvocationID.x;
+}
+
 void main() {
-  const uint lid = gl_LocalInvocationID.x;
+  const uint lid = attn_row_lane();
   const uint wg = gl_WorkGroupSize.x;
   const uint group = attn_group();
   const uint rows = group * pc.seq;  // query rows reading this kv head
@@ -279,6 +290,9 @@ void main() {
     // reads. ATTN_FAR_NONE on both sides (no key of the case is that far):
     // the plain loop, compiled alone.
     if (FAR_LEFT >= ATTN_FAR_NONE && FAR_RIGHT >= ATTN_FAR_NONE) {
+#ifdef ATTN_NEAR_BEGIN
+      ATTN_NEAR_BEGIN(kb);
+#endif
       attn_fold_staged_near(kv_row0, kb, ke, kvis);
     } else {
       const uvec2 band = attn_far_band(rows, group, kb, ke);
@@ -289,9 +303,15 @@ void main() {
         ATTN_FAR_END(side);
 #endif
       }
+#ifdef ATTN_NEAR_BEGIN
+      ATTN_NEAR_BEGIN(band.x);
+#endif
       attn_fold_staged_near(kv_row0, band.x, band.y, kvis);
     }
 #else
+#ifdef ATTN_NEAR_BEGIN
+    ATTN_NEAR_BEGIN(kb);
+#endif
     attn_fold_staged_near(kv_row0, kb, ke, kvis);
 #endif
   }
