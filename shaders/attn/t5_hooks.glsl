@@ -27,7 +27,9 @@ float t5_bias(uint r, uint kpos) { return rel_bias[ATTN_EXTRA_OFF(0, 4u) + t5_ro
 // it up one lane; lane 0's comes from one read a key for all slots (lane r
 // reads slot r's: t5_fresh_base). One storage-buffer read a key instead of
 // one a slot, which llvmpipe runs lane by lane (docs/lavapipe.md).
-const bool T5_WINDOW = !DIRECT && TILE_SHUFFLE > 0 && GROUP == 1;
+// Lane r reads slot r's value, so the subgroup needs a lane per slot (arm64's
+// 128-bit llvmpipe has 4 lanes for 8 slots: reads as before).
+const bool T5_WINDOW = !DIRECT && TILE_SHUFFLE >= ROWS && GROUP == 1;
 float t5_win[ROWS];
 uint t5_fresh_base;
 
