@@ -588,8 +588,9 @@ TEST(RelBiasGpu, T5FarRangesValidate) {
   }
   EXPECT_GT(far.left, 2u);
   EXPECT_LE(far.right, 12u);
-  // MHA with tile shuffles: the band takes T5's near window (t5_hooks.glsl),
-  // which the validations above check on lavapipe.
+  // MHA with tile shuffles: where the subgroup also has a lane per row slot
+  // (256-bit lavapipe: 8 lanes, 8 slots) the band takes T5's near window
+  // (t5_hooks.glsl), which the validations above check.
   const auto lookup = [&](const char* name) {
     for (const auto& [n, v] : p.spec_constants) {
       if (n == name) return static_cast<int64_t>(v);

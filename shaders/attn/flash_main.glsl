@@ -140,8 +140,12 @@ void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool
 }
 
 // Staged, not far: the keys [k0, k1), those before kvis (seen by every row
-// of the workgroup) without the mask test, the rest with it.
+// of the workgroup) without the mask test, the rest with it. Called once per
+// invocation, after any far ranges.
 void attn_fold_staged_near(uint kv_row0, uint k0, uint k1, uint kvis) {
+#ifdef ATTN_NEAR_BEGIN
+  ATTN_NEAR_BEGIN(k0);
+#endif
   const uint k = clamp(kvis, k0, k1);
   attn_fold_staged(kv_row0, k0, k, false, false);
   attn_fold_staged(kv_row0, k, k1, false, true);
@@ -290,9 +294,6 @@ void main() {
     // reads. ATTN_FAR_NONE on both sides (no key of the case is that far):
     // the plain loop, compiled alone.
     if (FAR_LEFT >= ATTN_FAR_NONE && FAR_RIGHT >= ATTN_FAR_NONE) {
-#ifdef ATTN_NEAR_BEGIN
-      ATTN_NEAR_BEGIN(kb);
-#endif
       attn_fold_staged_near(kv_row0, kb, ke, kvis);
     } else {
       const uvec2 band = attn_far_band(rows, group, kb, ke);
@@ -303,15 +304,9 @@ void main() {
         ATTN_FAR_END(side);
 #endif
       }
-#ifdef ATTN_NEAR_BEGIN
-      ATTN_NEAR_BEGIN(band.x);
-#endif
       attn_fold_staged_near(kv_row0, band.x, band.y, kvis);
     }
 #else
-#ifdef ATTN_NEAR_BEGIN
-    ATTN_NEAR_BEGIN(kb);
-#endif
     attn_fold_staged_near(kv_row0, kb, ke, kvis);
 #endif
   }
