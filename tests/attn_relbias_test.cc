@@ -552,6 +552,19 @@ TEST(RelBiasGpu, T5PastMaxDistanceInBothModes) {
                       4);
 }
 
+// The CPU kernel's build in which the band's per-distance read goes through
+// near_window.glsl: staged MHA with tile shuffles.
+void expect_near_window_build(const PipelineRecord& p) {
+  const auto value = [&](const char* name) {
+    for (const auto& [n, v] : p.spec_constants) {
+      if (n == name) return static_cast<int64_t>(v);
+    }
+    return int64_t{-1};
+  };
+  EXPECT_GT(value("TILE_SHUFFLE"), 0);
+  EXPECT_EQ(value("GROUP"), 1);
+}
+
 TEST(RelBiasGpu, T5FarRangesValidate) {
   // 8 buckets, max_distance 12: past a few keys the bias is one value per
   // side, so with N = 300 (workgroups of up to 128 rows) the CPU kernel folds
@@ -589,16 +602,9 @@ TEST(RelBiasGpu, T5FarRangesValidate) {
   EXPECT_GT(far.left, 2u);
   EXPECT_LE(far.right, 12u);
   // MHA with tile shuffles: where the subgroup also has a lane per row slot
-  // (256-bit lavapipe: 8 lanes, 8 slots) the band takes T5's near window
-  // (t5_hooks.glsl), which the validations above check.
-  const auto lookup = [&](const char* name) {
-    for (const auto& [n, v] : p.spec_constants) {
-      if (n == name) return static_cast<int64_t>(v);
-    }
-    return int64_t{-1};
-  };
-  EXPECT_GT(lookup("TILE_SHUFFLE"), 0);
-  EXPECT_EQ(lookup("GROUP"), 1);
+  // (256-bit lavapipe: 8 lanes, 8 slots) the band takes the near window
+  // (near_window.glsl), which the validations above check.
+  expect_near_window_build(p);
   // N = M = 128 with the default buckets (far from 91 on): one workgroup
   // holds every row, and no key is that far from all of them, so the
   // kernel compiles its plain loop.
@@ -649,6 +655,8 @@ TEST(RelBiasGpu, DebertaFarRangesValidate) {
   EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"FAR_LEFT", far.left}), sc.end());
   EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"FAR_RIGHT", far.right}), sc.end());
   EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"DEB_P2C_TABLE", 1}), sc.end());
+  // The MHA cases above read idx through the near window.
+  expect_near_window_build(r.pipelines.back());
 }
 
 TEST(RelBiasGpu, DebertaLogBucketsAndClampAtN600) {

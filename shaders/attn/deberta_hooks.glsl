@@ -51,19 +51,22 @@ uint deberta_q_row(uint r, uint h, uint qpos) { return attn_q_base / HEAD_DIM; }
 #endif
 
 // Per row slot, so that a score needs no division: the deberta_idx entry
-// of key 0, the c2p entry of kr row 0 and the p2c entry of key 0, kr row 0
-// (the last two wrap below zero for idx_lo > 0; adding idx >= idx_lo wraps
-// back).
-uint deb_dist_base[ATTN_ROW_SLOTS], deb_c2p_base[ATTN_ROW_SLOTS], deb_p2c_base[ATTN_ROW_SLOTS];
+// of key 0 (near_window.glsl's near_base: the CPU kernel's band reads idx
+// once a key for all slots), the c2p entry of kr row 0 and the p2c entry of
+// key 0, kr row 0 (the last two wrap below zero for idx_lo > 0; adding idx
+// >= idx_lo wraps back).
+#define NEAR_TABLE(i) float(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + (i)])
+#include "attn/near_window.glsl"
+uint deb_c2p_base[ATTN_ROW_SLOTS], deb_p2c_base[ATTN_ROW_SLOTS];
 
 void deberta_row_state(uint r, uint h, uint qpos) {
-  deb_dist_base[r] = (pc.kv_seq - 1) - qpos;
+  near_base[r] = (pc.kv_seq - 1) - qpos;
   deb_c2p_base[r] = deberta_q_row(r, h, qpos) * pc.rel_width - pc.idx_lo;
   deb_p2c_base[r] = (deberta_batch() * pc.heads + h) * pc.kv_seq * pc.rel_width - pc.idx_lo;
 }
 
 float deberta_term(uint r, uint h, uint kpos) {
-  const uint idx = uint(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + deb_dist_base[r] + kpos]);
+  const uint idx = uint(near_entry(r, kpos));
   float c2p_term = 0.0, p2c_term = 0.0;
   if (DEB_C2P_TABLE) {
     c2p_term = DEB_C2P(ATTN_EXTRA_OFF(3, 4u) + deb_c2p_base[r] + idx);
@@ -95,7 +98,7 @@ float deberta_term(uint r, uint h, uint kpos) {
 // three); deberta_term then adds only the table terms.
 float deberta_partial(uint kpos, uint t, uint c, vec4 kc) {
   if (DEB_C2P_TABLE && DEB_P2C_TABLE) return 0.0;
-  const uint idx = uint(deberta_idx[ATTN_EXTRA_OFF(0, 4u) + deb_dist_base[0] + kpos]);
+  const uint idx = uint(near_read(0, kpos));
   const uint base = (gpu_h * pc.two_s + idx) * HEAD_DIM;
   float acc = 0.0;
   if (!DEB_C2P_TABLE) acc += dot(gpu_q[t], ATTN_LOAD_CHUNK(kr, kr_c, ATTN_EXTRA_OFF_S(1) + base, c));  // gpu_q is scaled

@@ -34,8 +34,9 @@
 //                                     AttnTerm::flash_cpu_staged_chunks)
 //   ATTN_NEAR_BEGIN(k0)               staged, once per invocation before the keys outside
 //                                     far ranges (from k0 on, folded in order)
-//   ATTN_NEAR_KEY(kpos)               staged, per such key before its scores, in uniform
-//                                     control flow (subgroup ops allowed: T5's near window)
+//   ATTN_NEAR_KEY(kpos)               staged, per such key after its dots and before
+//                                     ATTN_SCORE_TERM, in uniform control flow (subgroup
+//                                     ops allowed: near_window.glsl)
 //   ATTN_KEYS_BEGIN(kb, ke)           once per invocation, every slot loaded,
 //                                     before the key loop over keys [kb, ke) (after the
 //                                     causal cut; empty when kb >= ke): state derived from

@@ -51,14 +51,17 @@ void attn_load_key(uint kv_row0, uint kpos) {
 // causal mask may hide the key from some slot (keys from main's kvis on);
 // else every slot sees it.
 void attn_fold_key(uint kpos, const bool far, const bool masked) {
-#ifdef ATTN_NEAR_KEY
-  if (!far) ATTN_NEAR_KEY(kpos);
-#endif
   float dots[ROWS];
 #ifdef ATTN_SCORES
   ATTN_SCORES(kpos, dots);
 #else
   attn_qk_scores(dots);
+#endif
+#ifdef ATTN_NEAR_KEY
+  // After the dots: DeBERTa's window updated before them kept more values
+  // in the coroutine frame over the dots (2121 vector moves a key in the
+  // band's loop against 1501; docs/attention-kernels.md, "The near window").
+  if (!far) ATTN_NEAR_KEY(kpos);
 #endif
   // Online softmax, branch-free: alpha rescales what was summed under the
   // old max (1 when the max is unchanged, 0 when it was ATTN_MASKED).
@@ -178,7 +181,7 @@ uint attn_group() { return GROUP; }
 // The invocation's index for the row layout. With TILE_SHUFFLE (full
 // subgroups) it is counted by subgroup, so the lanes of a subgroup hold
 // consecutive rows whatever the device's mapping of local invocations to
-// subgroups (T5's near window relies on it: t5_hooks.glsl).
+// subgroups (the near window relies on it: near_window.glsl).
 uint attn_row_lane() {
   return TILE_SHUFFLE > 0 && !DIRECT ? gl_SubgroupID * TILE_SHUFFLE + gl_SubgroupInvocationID : gl_LocalInvocationID.x;
 }

@@ -64,10 +64,8 @@ void tupe_scores(uint kpos, out float dots[ROWS]) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) dots[r] *= pc.scale;
 }
 
-float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_near_bias(r, kpos); }
+float tupe_term(uint r, uint h, uint qpos, uint kpos) { return near_entry(r, kpos); }
 #define ATTN_SCORES(kpos, dots) tupe_scores(kpos, dots)
-#define ATTN_NEAR_BEGIN(k0) t5_near_begin(k0)
-#define ATTN_NEAR_KEY(kpos) t5_near_key(kpos)
 #define ATTN_FAR_BEGIN(side) t5_far_begin(side)
 #define ATTN_FAR_SCORE_TERM(r, kpos) t5_far[r]
 
