@@ -160,12 +160,10 @@ void attn_fold_staged_near(uint kv_row0, uint k0, uint k1, uint kvis) {
 // far ranges. Rows are the workgroup's ROWS * wg consecutive rows of this kv
 // head (not ATTN_SLOTS_BY_HEAD), positions first / G .. last / G.
 uvec2 attn_far_band(uint rows, uint group, uint kb, uint ke) {
-  const uint first = gl_WorkGroupID.x * gl_WorkGroupSize.x * ROWS;
-  const uint last = min(rows, first + gl_WorkGroupSize.x * ROWS) - 1;
-  const int lo_pos = int(first / group + pc.kv_seq - pc.seq), hi_pos = int(last / group + pc.kv_seq - pc.seq);
-  // Far left: lo_pos - j >= FAR_LEFT; far right: j - hi_pos >= FAR_RIGHT.
-  const uint lo = uint(clamp(lo_pos - int(FAR_LEFT) + 1, int(kb), int(ke)));
-  const uint hi = uint(clamp(hi_pos + int(FAR_RIGHT), int(lo), int(ke)));
+  const ivec2 pos = attn_wg_positions(rows, group);
+  // Far left: pos.x - j >= FAR_LEFT; far right: j - pos.y >= FAR_RIGHT.
+  const uint lo = uint(clamp(pos.x - int(FAR_LEFT) + 1, int(kb), int(ke)));
+  const uint hi = uint(clamp(pos.y + int(FAR_RIGHT), int(lo), int(ke)));
   return uvec2(lo, hi);
 }
 #endif

@@ -49,19 +49,29 @@ float shaw_w_lo[ROWS], shaw_w_hi[ROWS];  // weights of the keys at idx 0 / 2K, u
 int shaw_x_lo, shaw_x_hi;
 
 // Before the keys [kb, ke): the idx range they reach and q.rel_k over it
-// (each rel_k row read once for every slot).
+// (each rel_k row read once for every slot). With shuffled row reads
+// (ATTN_LOAD_SHARED_ROW: 2 reads a row instead of 16 at D 64) the range is
+// the workgroup's, the same in every lane, since the loops over it hold
+// shuffles; a lane's entries its rows do not reach are computed and never
+// read (band: ATTN_MASKED, weight 0).
 void shaw_keys_begin(uint kb, uint ke) {
   int q_lo = int(attn_qpos[0]), q_hi = q_lo;
-  [[unroll]] for (uint r = 1; r < ROWS; ++r) {
-    q_lo = min(q_lo, int(attn_qpos[r]));
-    q_hi = max(q_hi, int(attn_qpos[r]));
+  if (ATTN_SHARED_ROW_SHUFFLE) {
+    const ivec2 pos = attn_wg_positions(GROUP * pc.seq, GROUP);
+    q_lo = pos.x;
+    q_hi = pos.y;
+  } else {
+    [[unroll]] for (uint r = 1; r < ROWS; ++r) {
+      q_lo = min(q_lo, int(attn_qpos[r]));
+      q_hi = max(q_hi, int(attn_qpos[r]));
+    }
   }
   const int kk = int(SHAW_K);
   shaw_x_lo = clamp(int(kb) - q_hi, -kk, kk) + kk;
   shaw_x_hi = ke > kb ? clamp(int(ke) - 1 - q_lo, -kk, kk) + kk : shaw_x_lo - 1;
   for (int x = shaw_x_lo; x <= shaw_x_hi; ++x) {
     vec4 rk[D4P];
-    [[unroll]] for (uint c = 0; c < D4P; ++c) rk[c] = ATTN_LOAD_CHUNK(rel_k, rel_k4, ATTN_EXTRA_OFF_S(0) + uint(x) * HEAD_DIM, c);
+    ATTN_LOAD_SHARED_ROW(rk, rel_k, rel_k4, ATTN_EXTRA_OFF_S(0) + uint(x) * HEAD_DIM);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       float d = 0.0;
       [[unroll]] for (uint c = 0; c < D4P; ++c) d += dot(attn_q[r * QW + c], rk[c]);
@@ -88,7 +98,7 @@ void shaw_key_folded(uint r, uint kpos, float s, float w, float alpha) {
 void shaw_rows_finish() {
   for (int x = shaw_x_lo; x <= shaw_x_hi; ++x) {
     vec4 rv[D4P];
-    [[unroll]] for (uint c = 0; c < D4P; ++c) rv[c] = ATTN_LOAD_CHUNK(rel_v, rel_v4, ATTN_EXTRA_OFF_S(1) + uint(x) * HEAD_DIM, c);
+    ATTN_LOAD_SHARED_ROW(rv, rel_v, rel_v4, ATTN_EXTRA_OFF_S(1) + uint(x) * HEAD_DIM);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       float wx = (x == 0 ? shaw_w_lo[r] : 0.0) + (x == 2 * int(SHAW_K) ? shaw_w_hi[r] : 0.0);
       if (x > 0 && x < 2 * int(SHAW_K)) wx = attn_weight(shaw_band[r * SHAW_NREL + uint(x)], attn_m[r]);
