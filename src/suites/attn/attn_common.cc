@@ -184,10 +184,10 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   const int64_t wanted = dev.cpu ? std::max<int64_t>(sg, 128 / t.row_slots) : 64;
   t.invocations = static_cast<uint32_t>(
       std::min({wanted / sg * sg, max_wg, ceil_div(ceil_div(rows, t.row_slots), sg) * sg}));
-  // One K and one V row and the terms' staged chunks, f32.
+  // One K and one V row and the terms' staged chunks, f32; as many whole
+  // 4-key steps as fit (DeBERTa's staged chunk: 60 keys, not 32).
   const uint64_t per_key = (2ull * static_cast<uint64_t>(row_chunks) + static_cast<uint64_t>(plan.cpu_staged_chunks)) * 16;
-  t.keys = kFlashMaxTileKeys;
-  while (t.keys >= 4 && t.keys * per_key > dev.shared_bytes) t.keys /= 2;
+  t.keys = static_cast<uint32_t>(std::min<uint64_t>(kFlashMaxTileKeys, dev.shared_bytes / per_key) / 4 * 4);
   if (t.keys < 4) {
     throw Unsupported(fmt::format("dim={} needs {} bytes of shared memory for a 4-key K/V tile; the device has {}",
                                   s.dim, 4 * per_key, dev.shared_bytes));
