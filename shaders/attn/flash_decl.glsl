@@ -166,9 +166,9 @@ vec4 attn_tile_group(uint at, uint width, uint g) {
   return attn_tile[at + min(g * TILE_SHUFFLE + gl_SubgroupInvocationID, width - 1)];
 }
 #define ATTN_TILE_SHUFFLED(groups, c) subgroupShuffle(groups[(c) / TILE_SHUFFLE], (c) % TILE_SHUFFLE)
-// Staged, rows not by head (ATTN_SLOTS_BY_HEAD): the positions i' of the
-// workgroup's first and last row, its ROWS * wg consecutive rows of the
-// rows = G N of this kv head. The same in every invocation.
+// Staged, without ATTN_SLOTS_BY_HEAD: the positions i' of the workgroup's
+// first and last row, its ROWS * wg consecutive rows of the rows = G N of
+// this kv head. The same in every invocation.
 ivec2 attn_wg_positions(uint rows, uint group) {
   const uint first = gl_WorkGroupID.x * gl_WorkGroupSize.x * ROWS;
   const uint last = min(rows, first + gl_WorkGroupSize.x * ROWS) - 1;
