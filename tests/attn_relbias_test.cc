@@ -657,6 +657,11 @@ TEST(RelBiasGpu, DebertaFarRangesValidate) {
   EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"DEB_P2C_TABLE", 1}), sc.end());
   // The MHA cases above read idx through the near window.
   expect_near_window_build(r.pipelines.back());
+  // D 64 with the default buckets (far from 506 on): the staged far-p2c
+  // chunk leaves lavapipe's 32 KiB a tile of 60 keys, so tiles end inside
+  // the far ranges and the band.
+  expect_all_validate("attn.deberta",
+                      {{"impl", "flash"}, {"heads", "2"}, {"seq", "700"}, {"dim", "64"}, {"causal", "0,1"}}, 2);
 }
 
 TEST(RelBiasGpu, DebertaLogBucketsAndClampAtN600) {
