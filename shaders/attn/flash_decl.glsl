@@ -162,35 +162,10 @@ uint attn_tile_at;
 // (ATTN_TILE_SHUFFLED): nope ran 40% faster on llvmpipe
 // (docs/attention-kernels.md).
 const uint TILE_GROUPS = TILE_SHUFFLE == 0 ? 1 : (QW + TILE_SHUFFLE - 1) / TILE_SHUFFLE;
-vec4 attn_tile_group(uint at, uint width, uint g) {
-  return attn_tile[at + min(g * TILE_SHUFFLE + gl_SubgroupInvocationID, width - 1)];
-}
+// The chunk of group g this lane reads (clamped into a row of `width`).
+uint attn_group_chunk(uint g, uint width) { return min(g * TILE_SHUFFLE + gl_SubgroupInvocationID, width - 1); }
+vec4 attn_tile_group(uint at, uint width, uint g) { return attn_tile[at + attn_group_chunk(g, width)]; }
 #define ATTN_TILE_SHUFFLED(groups, c) subgroupShuffle(groups[(c) / TILE_SHUFFLE], (c) % TILE_SHUFFLE)
-// Staged, without ATTN_SLOTS_BY_HEAD: the positions i' of the workgroup's
-// first and last row, its ROWS * wg consecutive rows of the rows = G N of
-// this kv head. The same in every invocation.
-ivec2 attn_wg_positions(uint rows, uint group) {
-  const uint first = gl_WorkGroupID.x * gl_WorkGroupSize.x * ROWS;
-  const uint last = min(rows, first + gl_WorkGroupSize.x * ROWS) - 1;
-  return ivec2(first / group + pc.kv_seq - pc.seq, last / group + pc.kv_seq - pc.seq);
-}
-
-// Staged with TILE_SHUFFLE, in uniform control flow: `row` (vec4[D4P]) gets
-// the D4P chunks of a buffer row that every lane reads at the same address,
-// one read a group (lane l: chunk g * TILE_SHUFFLE + l) and shuffles, as
-// for the tile; a storage-buffer read inside a loop is a loop over the lanes
-// on llvmpipe (docs/lavapipe.md). Else every lane reads every chunk.
-const bool ATTN_SHARED_ROW_SHUFFLE = !DIRECT && TILE_SHUFFLE > 0;
-#define ATTN_LOAD_SHARED_ROW(row, buf, bufc, base)                                                   \
-  {                                                                                                 \
-    vec4 g_[TILE_GROUPS];                                                                           \
-    if (ATTN_SHARED_ROW_SHUFFLE) {                                                                  \
-      [[unroll]] for (uint g = 0; g < TILE_GROUPS; ++g)                                             \
-        g_[g] = ATTN_LOAD_CHUNK(buf, bufc, base, min(g * TILE_SHUFFLE + gl_SubgroupInvocationID, D4P - 1)); \
-    }                                                                                               \
-    [[unroll]] for (uint c = 0; c < D4P; ++c)                                                       \
-      row[c] = ATTN_SHARED_ROW_SHUFFLE ? ATTN_TILE_SHUFFLED(g_, c) : ATTN_LOAD_CHUNK(buf, bufc, base, c); \
-  }
 // Chunk c of the staged row at attn_tile[at]: from `groups` (that row's
 // attn_tile_group reads) with TILE_SHUFFLE, else read in every lane.
 #define ATTN_TILE_CHUNK(groups, at, c) (TILE_SHUFFLE > 0 ? ATTN_TILE_SHUFFLED(groups, c) : attn_tile[(at) + (c)])
@@ -214,6 +189,32 @@ void attn_read_tile_values() {
 vec4 attn_k_chunk_at(uint c) { return DIRECT ? attn_k[c] : attn_tile[attn_tile_at + c]; }
 vec4 attn_k_chunk(uint c) { return DIRECT ? attn_k[c] : ATTN_TILE_CHUNK(attn_kg, attn_tile_at, c); }
 vec4 attn_v_chunk(uint c) { return DIRECT ? attn_v[c] : ATTN_TILE_CHUNK(attn_vg, TILE_V0 + attn_tile_at, c); }
+
+// Staged, without ATTN_SLOTS_BY_HEAD: the positions i' of the workgroup's
+// first and last row, its ROWS * wg consecutive rows of the rows = G N of
+// this kv head. The same in every invocation.
+ivec2 attn_wg_positions(uint rows, uint group) {
+  const uint first = gl_WorkGroupID.x * gl_WorkGroupSize.x * ROWS;
+  const uint last = min(rows, first + gl_WorkGroupSize.x * ROWS) - 1;
+  return ivec2(first / group + pc.kv_seq - pc.seq, last / group + pc.kv_seq - pc.seq);
+}
+
+// Staged with TILE_SHUFFLE, in uniform control flow: `row` (vec4[D4P]) gets
+// the D4P chunks of a buffer row that every lane reads at the same address,
+// one read a group (lane l: chunk g * TILE_SHUFFLE + l) and shuffles, as
+// for the tile; a storage-buffer read inside a loop is a loop over the lanes
+// on llvmpipe (docs/lavapipe.md). Else every lane reads every chunk.
+const bool ATTN_SHARED_ROW_SHUFFLE = !DIRECT && TILE_SHUFFLE > 0;
+#define ATTN_LOAD_SHARED_ROW(row, buf, bufc, base)                                                        \
+  {                                                                                                       \
+    vec4 g_[TILE_GROUPS];                                                                                 \
+    if (ATTN_SHARED_ROW_SHUFFLE) {                                                                        \
+      [[unroll]] for (uint g = 0; g < TILE_GROUPS; ++g)                                                   \
+        g_[g] = ATTN_LOAD_CHUNK(buf, bufc, base, attn_group_chunk(g, D4P));                               \
+    }                                                                                                     \
+    [[unroll]] for (uint c = 0; c < D4P; ++c)                                                             \
+      row[c] = ATTN_SHARED_ROW_SHUFFLE ? ATTN_TILE_SHUFFLED(g_, c) : ATTN_LOAD_CHUNK(buf, bufc, base, c); \
+  }
 
 // scale q.k of every slot for the key being folded in: the core's score,
 // and a variant's where ATTN_SCORES keeps it for some mode (XL's direct).
