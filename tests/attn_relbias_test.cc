@@ -325,12 +325,9 @@ TEST(RelBiasGpu, DebertaCpuKernelValidatesWithAndWithoutTables) {
   const auto flash = std::find_if(r.pipelines.begin(), r.pipelines.end(),
                                   [](const PipelineRecord& p) { return p.shader == "attn_flash_deberta_texel"; });
   ASSERT_NE(flash, r.pipelines.end());
-  const auto& sc = flash->spec_constants;
-  for (const auto& want : {std::pair<std::string, uint32_t>{"DEB_C2P_TABLE", 1},
-                           {"DEB_P2C_TABLE", 0},
-                           {"DIRECT", 0},
-                           {"TILE_SHUFFLE", 0}}) {
-    EXPECT_NE(std::find(sc.begin(), sc.end(), want), sc.end()) << want.first;
+  for (const auto& [name, value] : std::vector<std::pair<std::string, uint32_t>>{
+           {"DEB_C2P_TABLE", 1}, {"DEB_P2C_TABLE", 0}, {"DIRECT", 0}, {"TILE_SHUFFLE", 0}}) {
+    EXPECT_EQ(test::spec_constant(*flash, name), value) << name;
   }
   expect_all_validate("attn.deberta",
                       {{"impl", "flash"},
@@ -397,19 +394,13 @@ TEST(RelBiasGpu, DebertaCpuPrePassHoldsAsManyRowsOfXAsFlashHoldsOfQ) {
     const CaseResult r = test::run_case(
         "attn.deberta", {{"impl", "flash"}, {"seq", "64"}, {"heads", "2"}, {"dim", dim}, {"position_buckets", "8"}});
     ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
-    int prepasses = 0, found = 0;
+    int prepasses = 0;
     for (const PipelineRecord& p : r.pipelines) {
       if (p.shader.rfind("attn_deberta_rel", 0) != 0) continue;
       ++prepasses;  // both tables share one pipeline
-      for (const auto& [name, value] : p.spec_constants) {
-        if (name == "ROWS") {
-          EXPECT_EQ(value, rows);
-          ++found;
-        }
-      }
+      EXPECT_EQ(test::spec_constant(p, "ROWS"), rows);
     }
     EXPECT_EQ(prepasses, 1);
-    EXPECT_EQ(found, 1);
   }
 }
 
@@ -438,21 +429,15 @@ TEST(RelBiasGpu, DebertaPrePassStoresFourColumnsWhereTheWidthAllows) {
         const CaseResult& r = results[0];
         ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
         const bool shuffle = cols4 == 1 && !gpu_plan;
-        int found = 0;
+        int prepasses = 0;
         for (const PipelineRecord& p : r.pipelines) {
           if (p.shader.rfind("attn_deberta_rel", 0) != 0) continue;
+          ++prepasses;
           EXPECT_EQ(p.shader, shuffle ? "attn_deberta_rel_shuffle" : "attn_deberta_rel");
-          for (const auto& [name, value] : p.spec_constants) {
-            if (name == "COLS4") {
-              EXPECT_EQ(value, cols4);
-              ++found;
-            }
-            if (name == "SHUFFLE") {
-              EXPECT_EQ(value, test::gpu().info().subgroup.size);
-            }
-          }
+          EXPECT_EQ(test::spec_constant(p, "COLS4"), cols4);
+          if (shuffle) EXPECT_EQ(test::spec_constant(p, "SHUFFLE"), test::gpu().info().subgroup.size);
         }
-        EXPECT_EQ(found, 1);
+        EXPECT_EQ(prepasses, 1);
       }
     }
   }
@@ -555,14 +540,8 @@ TEST(RelBiasGpu, T5PastMaxDistanceInBothModes) {
 // The CPU kernel's build in which the band's per-distance read goes through
 // near_window.glsl: staged MHA with tile shuffles.
 void expect_near_window_build(const PipelineRecord& p) {
-  const auto value = [&](const char* name) {
-    for (const auto& [n, v] : p.spec_constants) {
-      if (n == name) return static_cast<int64_t>(v);
-    }
-    return int64_t{-1};
-  };
-  EXPECT_GT(value("TILE_SHUFFLE"), 0);
-  EXPECT_EQ(value("GROUP"), 1);
+  EXPECT_GT(test::spec_constant(p, "TILE_SHUFFLE").value_or(0), 0u);
+  EXPECT_EQ(test::spec_constant(p, "GROUP"), 1u);
 }
 
 TEST(RelBiasGpu, T5FarRangesValidate) {
@@ -595,10 +574,8 @@ TEST(RelBiasGpu, T5FarRangesValidate) {
   ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
   const PipelineRecord& p = r.pipelines.back();
   EXPECT_EQ(p.shader, "attn_flash_t5");
-  const std::vector<std::pair<std::string, uint32_t>> want{{"FAR_LEFT", far.left}, {"FAR_RIGHT", far.right}};
-  for (const auto& w : want) {
-    EXPECT_NE(std::find(p.spec_constants.begin(), p.spec_constants.end(), w), p.spec_constants.end()) << w.first;
-  }
+  EXPECT_EQ(test::spec_constant(p, "FAR_LEFT"), far.left);
+  EXPECT_EQ(test::spec_constant(p, "FAR_RIGHT"), far.right);
   EXPECT_GT(far.left, 2u);
   EXPECT_LE(far.right, 12u);
   // MHA with tile shuffles: where the subgroup also has a lane per row slot
@@ -610,9 +587,8 @@ TEST(RelBiasGpu, T5FarRangesValidate) {
   // kernel compiles its plain loop.
   const CaseResult small = test::run_case("attn.t5", {{"impl", "flash"}, {"seq", "128"}, {"heads", "2"}, {"dim", "16"}});
   ASSERT_EQ(small.status, CaseStatus::kOk) << small.reason;
-  const auto& sc = small.pipelines.back().spec_constants;
   for (const char* name : {"FAR_LEFT", "FAR_RIGHT"}) {
-    EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{name, kRelFarNone}), sc.end()) << name;
+    EXPECT_EQ(test::spec_constant(small.pipelines.back(), name), kRelFarNone) << name;
   }
 }
 
@@ -650,11 +626,11 @@ TEST(RelBiasGpu, DebertaFarRangesValidate) {
   const CaseResult r = test::run_case("attn.deberta", {{"impl", "flash"}, {"seq", "300"}, {"heads", "2"}, {"dim", "16"},
                                                        {"position_buckets", "8"}, {"max_relative_positions", "16"}});
   ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
-  const auto& sc = r.pipelines.back().spec_constants;
+  const PipelineRecord& flash = r.pipelines.back();
   const RelFarDistances far = deberta_far_distances(8, 16);
-  EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"FAR_LEFT", far.left}), sc.end());
-  EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"FAR_RIGHT", far.right}), sc.end());
-  EXPECT_NE(std::find(sc.begin(), sc.end(), std::pair<std::string, uint32_t>{"DEB_P2C_TABLE", 1}), sc.end());
+  EXPECT_EQ(test::spec_constant(flash, "FAR_LEFT"), far.left);
+  EXPECT_EQ(test::spec_constant(flash, "FAR_RIGHT"), far.right);
+  EXPECT_EQ(test::spec_constant(flash, "DEB_P2C_TABLE"), 1u);
   // The MHA cases above read idx through the near window.
   expect_near_window_build(r.pipelines.back());
   // D 64 with the default buckets (far from 506 on): the staged far-p2c

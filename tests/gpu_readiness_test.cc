@@ -130,9 +130,7 @@ TEST(Pipeline, RecordsNamedSpecConstantsAndLocalSize) {
   const PipelineRecord& p = r.pipelines.front();
   EXPECT_EQ(p.shader, "attn_flash_nope");
   EXPECT_EQ(p.storage, "f32");
-  bool head_dim = false;
-  for (const auto& [name, value] : p.spec_constants) head_dim = head_dim || (name == "HEAD_DIM" && value == 32);
-  EXPECT_TRUE(head_dim);
+  EXPECT_EQ(test::spec_constant(p, "HEAD_DIM"), 32u);
   EXPECT_EQ(p.local_size[0], p.spec_constants.front().second);  // local_size_x_id = 0
   EXPECT_GE(p.groups[0], 1u);
 }

@@ -72,9 +72,7 @@ TEST(SinusoidalGpu, ItemsOfEightPositionsValidate) {
                                      {"offset", "100000"}});
       ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
       ASSERT_FALSE(r.pipelines.empty());
-      uint32_t block = 0;
-      for (const auto& [name, value] : r.pipelines.front().spec_constants) block = name == "BLOCK" ? value : block;
-      EXPECT_EQ(block, 8u);
+      EXPECT_EQ(test::spec_constant(r.pipelines.front(), "BLOCK"), 8u);
     }
   }
 }
@@ -148,11 +146,7 @@ TEST(RopeGpu, ItemsOfEightPositionsValidate) {
                                                  {"scaling", "yarn"},
                                                  {"offset", "100000"}});
     EXPECT_EQ(r.status, CaseStatus::kOk) << r.reason;
-    uint32_t block = 0;
-    if (!r.pipelines.empty()) {
-      for (const auto& [name, value] : r.pipelines.front().spec_constants) block = name == "BLOCK" ? value : block;
-    }
-    return block;
+    return r.pipelines.empty() ? 0u : test::spec_constant(r.pipelines.front(), "BLOCK").value_or(0);
   };
   for (const char* dtype : {"f32", "f16"}) {
     for (const char* style : {"neox", "gptj"}) {

@@ -94,6 +94,13 @@ const ComputePipeline& probe_pipeline(const std::string& name, uint32_t buffers,
   return gpu().pipeline(name, DType::kF32, desc);
 }
 
+std::optional<uint32_t> spec_constant(const PipelineRecord& p, const std::string& name) {
+  for (const auto& [n, v] : p.spec_constants) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
 // The emulated context cached under `key`, made from `profile()` the first time.
 static GpuContext& emulated_context(const std::string& key, const std::function<DeviceProfile()>& profile) {
   ensure_open();

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ const ComputePipeline& probe_pipeline(const std::string& name, uint32_t buffers,
 GpuContext& gpu_as(const std::string& profile);
 // The same for a profile built in the test (one context per profile name).
 GpuContext& gpu_as(const DeviceProfile& profile);
+
+// The value of the spec constant `name` in `p` (names as the shader declares
+// them), or nothing where the pipeline has no constant of that name.
+std::optional<uint32_t> spec_constant(const PipelineRecord& p, const std::string& name);
 
 // Fails the current test if validation errors were reported since `before`.
 void expect_no_validation_errors(uint64_t before);
