@@ -435,7 +435,9 @@ TEST(RelBiasGpu, DebertaPrePassStoresFourColumnsWhereTheWidthAllows) {
           ++prepasses;
           EXPECT_EQ(p.shader, shuffle ? "attn_deberta_rel_shuffle" : "attn_deberta_rel");
           EXPECT_EQ(test::spec_constant(p, "COLS4"), cols4);
-          if (shuffle) EXPECT_EQ(test::spec_constant(p, "SHUFFLE"), test::gpu().info().subgroup.size);
+          if (shuffle) {
+            EXPECT_EQ(test::spec_constant(p, "SHUFFLE"), test::gpu().info().subgroup.size);
+          }
         }
         EXPECT_EQ(prepasses, 1);
       }
