@@ -53,6 +53,7 @@ inline constexpr const char* kRoofline = "roofline";
 inline constexpr const char* kPipelines = "pipelines";
 inline constexpr const char* kInjectSlowdown = "inject_slowdown";
 inline constexpr const char* kWarmupRuns = "warmup_runs";
+inline constexpr const char* kTuning = "tuning";  // run --tune: knob, planned, chosen, candidates
 
 // "time_ns" and "cpu_ns"
 inline constexpr const char* kMedian = "median";

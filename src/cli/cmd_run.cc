@@ -63,6 +63,9 @@ class RunCommand : public Command {
         ->check(whole_uint64());
     app.add_flag("--quiet", quiet_, "no progress lines");
     app.add_flag("--no-peak", no_peak_, "do not measure the devices' roofs (devices[].peak, results[].roofline)");
+    app.add_flag("--tune", tune_,
+                 "before timing a case, time each plan choice that depends on the device (CPU flash kernels: "
+                 "query rows per invocation) and run the fastest (results[].tuning)");
     app.add_flag("--compile-only", compile_only_,
                  "plan every case and build its pipelines, run nothing (works on devices that cannot execute)");
     app.add_option("--emulate", emulate_, "plan for a device profile: a built-in name (devices --profiles) or a "
@@ -85,6 +88,7 @@ class RunCommand : public Command {
     if (compile_only_ && !dump_.empty()) {
       throw UsageError("--compile-only runs nothing, so it has nothing to --dump");
     }
+    if (compile_only_ && tune_) throw UsageError("--compile-only runs nothing, so it has nothing to --tune");
     std::optional<DeviceProfile> profile;
     if (!emulate_.empty()) profile = load_profile(emulate_);
     std::vector<InjectedSlowdown> injected;
@@ -262,6 +266,7 @@ class RunCommand : public Command {
                                 {"validate", !no_validate_},
                                 {"vulkan_validation", vk_validation_},
                                 {"compile_only", compile_only_},
+                                {"tune", tune_},
                                 {"cases", open.cases.size()},
                                 {"repetitions", repetitions},
                                 {"warmup_s", warmup_s},
@@ -279,6 +284,7 @@ class RunCommand : public Command {
     options.run.dump_dir = dump_;
     options.run.seed = seed_;
     options.run.inject_slowdown = injected;
+    options.run.tune = tune_;
     if (!gb.min_time_given) options.min_time_s = preset ? preset->min_time_s : 0.1;
     options.repetitions = repetitions;
     options.warmup_s = warmup_s_ ? *warmup_s_ : preset ? preset->warmup_s : 0;
@@ -365,7 +371,8 @@ class RunCommand : public Command {
   std::map<std::string, std::string> axis_text_;
   std::vector<std::string> params_, slowdowns_;
   std::string emulate_;
-  bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false;
+  bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false,
+       tune_ = false;
   uint64_t seed_ = 0;
   double timeout_s_ = 120;
   std::optional<double> warmup_s_;

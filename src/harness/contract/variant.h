@@ -128,6 +128,14 @@ class Reference {
   std::vector<Output> outputs_;
 };
 
+// One setting of a plan choice that only a measurement on the device can
+// make (`run --tune`): the knob's name as the report shows it, and a value.
+struct TuningChoice {
+  std::string knob;
+  int64_t value = 0;
+  bool operator==(const TuningChoice& o) const { return knob == o.knob && value == o.value; }
+};
+
 class Case {
  public:
   virtual ~Case() = default;
@@ -153,6 +161,13 @@ class Case {
   virtual void record(Recorder& rec) const = 0;
   virtual Cost cost() const = 0;
   virtual Tolerance tolerance() const = 0;
+  // After configure(): the settings of a plan choice worth timing on this
+  // device (`run --tune`), the planner's own first; fewer than two: nothing
+  // to tune. E.g. the CPU flash kernel's row slots, whose best count
+  // depends on the host CPU's caches (docs/attention-kernels.md).
+  virtual std::vector<TuningChoice> tuning_choices(const LaunchPlanner& launch) const { return {}; }
+  // Plans with `choice`, one of tuning_choices(); tensors() stay the same.
+  virtual void select_tuning(const TuningChoice& choice) {}
 };
 
 class Variant {

@@ -22,6 +22,13 @@ double process_cpu_ns() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
+// Names, dtypes and shapes: what the buffers were sized and filled for.
+bool same_tensors(const std::vector<TensorDesc>& a, const std::vector<TensorDesc>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const TensorDesc& x, const TensorDesc& y) {
+    return x.name == y.name && x.dtype == y.dtype && x.shape == y.shape && x.role == y.role;
+  });
+}
+
 std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
 
 double host_memory_bytes() {
@@ -166,6 +173,7 @@ bool CaseRun::setup() {
   return guarded([this] {
     build_and_check();
     allocate_and_upload();
+    if (options_.tune) tune();
     record();
     validate_and_dump();
     // Fault injection re-records after validation, which checks the case's own work.
@@ -255,8 +263,12 @@ void CaseRun::allocate_and_upload() {
     }
   }
 
-  // Outputs start as NaN (0xFFFF.. is NaN in f32 and f16), so a kernel that
-  // misses an element cannot pass validation by luck.
+  fill_outputs_with_nan();
+}
+
+void CaseRun::fill_outputs_with_nan() {
+  // 0xFFFF.. is NaN in f32 and f16.
+  Device& dev = ctx_.device();
   auto fill = CommandBuffer::Create(dev).value();
   throw_if_error(fill->begin());
   for (const auto& t : descs_) {
@@ -286,6 +298,56 @@ void CaseRun::record(int passes) {
   record_passes(*case_, rec, passes);
   if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   throw_if_error(cmd_->end());
+}
+
+void CaseRun::tune() {
+  const std::vector<TuningChoice> choices = case_->tuning_choices(ctx_.launch());
+  if (choices.size() < 2) return;
+  CaseResult::Tuning tuning;
+  tuning.knob = choices.front().knob;
+  tuning.planned = tuning.chosen = choices.front().value;
+  tuning.candidates.resize(choices.size());
+  std::vector<std::vector<double>> ns(choices.size());
+  // Round -1 builds each choice's pipelines (llvmpipe compiles at first use)
+  // and runs it once; then one sample of each choice per round, so that a
+  // change in the machine's load falls on all of them alike.
+  for (int round = -1; round < kTuningSamples; ++round) {
+    for (size_t i = 0; i < choices.size(); ++i) {
+      CaseResult::TuningCandidate& c = tuning.candidates[i];
+      c.value = choices[i].value;
+      if (c.status != CaseStatus::kOk) continue;
+      try {
+        case_->select_tuning(choices[i]);
+        if (round < 0 && !same_tensors(case_->tensors(), descs_)) {
+          throw std::logic_error(fmt::format("{}: tuning {}={} changes the case's tensors", result_.variant,
+                                             choices[i].knob, choices[i].value));
+        }
+        record();
+        if (round < 0) {
+          throw_if_error(cmd_->submit_and_wait());
+        } else {
+          ns[i].push_back(raw_sample().ns);
+        }
+      } catch (const Unsupported& e) {
+        c.status = CaseStatus::kUnsupported;
+        c.reason = e.what();
+      }
+    }
+  }
+  double best_ns = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    CaseResult::TuningCandidate& c = tuning.candidates[i];
+    if (c.status != CaseStatus::kOk) continue;
+    c.median_ns = time_stats(ns[i]).median;
+    if (best_ns == 0 || c.median_ns < best_ns) {
+      best_ns = c.median_ns;
+      tuning.chosen = c.value;
+    }
+  }
+  case_->select_tuning({tuning.knob, tuning.chosen});
+  result_.pipelines.clear();  // the chosen plan's, recorded next
+  fill_outputs_with_nan();    // the candidates wrote the outputs
+  result_.tuning = std::move(tuning);
 }
 
 void CaseRun::validate_and_dump() {

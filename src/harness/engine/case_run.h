@@ -11,6 +11,12 @@
 // as such in result.timing), and time_sample() that time with the process
 // CPU time the execution took.
 //
+// With RunOptions::tune, setup() first times each of the case's tuning
+// choices (one execution each that compiles, then kTuningSamples rounds of
+// one execution each) and keeps the fastest by median; only that plan is validated, recorded in
+// result.pipelines and timed. A choice the device cannot run is noted and
+// skipped.
+//
 // compile() instead stops after planning: it builds the case, checks it
 // against the device and creates every pipeline the case would dispatch
 // (same planner, spec constants, workgroup sizes, layouts), records them in
@@ -41,6 +47,9 @@ struct RunOptions {
   double reference_budget = 4e8;     // float64 operations allowed for one case's reference
   double warmup_s = 0.02;            // warm-up time after the validation run
   std::vector<InjectedSlowdown> inject_slowdown;  // test-only fault injection (slowdown.h)
+  // --tune: time each of the case's tuning choices (Case::tuning_choices)
+  // and run it with the fastest (result.tuning).
+  bool tune = false;
 };
 
 class CaseRun {
@@ -69,6 +78,12 @@ class CaseRun {
   bool guarded(Steps steps);
   void build_and_check();
   void allocate_and_upload();
+  // Fills every output with NaN, so that a kernel that misses an element
+  // cannot pass validation by luck.
+  void fill_outputs_with_nan();
+  // --tune: selects the fastest of the case's tuning choices (see above).
+  static constexpr int kTuningSamples = 3;
+  void tune();
   // Records the timed command buffer: the case's dispatches, `passes` times
   // over (--inject-slowdown, slowdown.h; 0: none), between the two timestamps.
   void record(int passes = 1);

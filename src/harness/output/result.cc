@@ -126,6 +126,22 @@ nlohmann::json result_to_json(const CaseResult& r) {
   j[report_key::kWarmupRuns] = r.warmup_runs;
   j[report_key::kPipelines] = nlohmann::json::array();
   for (const auto& p : r.pipelines) j[report_key::kPipelines].push_back(pipeline_to_json(p));
+  if (r.tuning) {
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& c : r.tuning->candidates) {
+      nlohmann::json one = {{"value", c.value}, {report_key::kStatus, status_name(c.status)}};
+      if (c.status == CaseStatus::kOk) {
+        one["median_ns"] = number(c.median_ns);
+      } else {
+        one[report_key::kReason] = c.reason;
+      }
+      candidates.push_back(std::move(one));
+    }
+    j[report_key::kTuning] = {{"knob", r.tuning->knob},
+                              {"planned", r.tuning->planned},
+                              {"chosen", r.tuning->chosen},
+                              {"candidates", candidates}};
+  }
   if (r.injected_slowdown) {
     const auto& s = *r.injected_slowdown;
     j[report_key::kInjectSlowdown] = {{"factor", s.factor},

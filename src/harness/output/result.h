@@ -91,6 +91,20 @@ struct CaseResult {
     double fixed_ns = 0, fixed_cpu_ns = 0;
   };
   std::optional<Slowdown> injected_slowdown;
+  // --tune (Case::tuning_choices): each setting's time and the one the case
+  // then ran with; absent where the case had nothing to tune or was not tuned.
+  struct TuningCandidate {
+    int64_t value = 0;
+    CaseStatus status = CaseStatus::kOk;  // ok, or unsupported / error with the reason
+    std::string reason;
+    double median_ns = 0;  // of kTuningSamples executions, when ok
+  };
+  struct Tuning {
+    std::string knob;
+    int64_t planned = 0, chosen = 0;
+    std::vector<TuningCandidate> candidates;  // in the order timed, the planner's first
+  };
+  std::optional<Tuning> tuning;
 };
 
 nlohmann::json params_to_json(const Params& p);

@@ -154,6 +154,21 @@ int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts) {
                              kFlashCpuMaxRowSlots);
 }
 
+std::vector<int64_t> flash_cpu_slot_choices(const AttnShape& s, const FlashPlan& plan, uint32_t subgroup) {
+  const int64_t rows = s.group() * s.seq;
+  // What flash_tiles makes of a count for these rows.
+  const auto used = [&](int64_t slots) {
+    return plan.direct ? std::min(rows, slots) : std::min(slots, ceil_div(rows, int64_t{std::max(1u, subgroup)}));
+  };
+  const int64_t planned = flash_cpu_row_slots(s, ceil_div(s.dim, 4), plan.parts);
+  std::vector<int64_t> choices{used(planned)};
+  for (int64_t slots = std::max<int64_t>(1, planned / 2); slots <= std::min(kFlashCpuMaxRowSlots, 2 * planned);
+       ++slots) {
+    if (std::find(choices.begin(), choices.end(), used(slots)) == choices.end()) choices.push_back(used(slots));
+  }
+  return choices;
+}
+
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {
   FlashTiles t;
   if (!dev.cpu) {
@@ -171,7 +186,7 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   // Row slots: on CPUs every K/V element an invocation loads then serves
   // that many rows (loads dominate there: docs/attention-kernels.md); GPUs
   // keep one row per invocation to keep registers low.
-  const int64_t cpu_slots = flash_cpu_row_slots(s, d4, plan.parts);
+  const int64_t cpu_slots = plan.cpu_row_slots > 0 ? plan.cpu_row_slots : flash_cpu_row_slots(s, d4, plan.parts);
   if (plan.direct) {
     // All rows of the kv head in one invocation where registers allow, so
     // that each K/V element is read once for them (GPUs: at most 32 chunks).
@@ -235,6 +250,7 @@ void AttnCase::plan() {
   // term changed its choices for the device (Case::configure).
   flash_plan_ = FlashPlan{};
   FlashPlan& f = flash_plan_;
+  f.cpu_row_slots = cpu_row_slots_;
   const int64_t rows = s.group() * s.seq;
   const FlashHookLoops hooks = term_loops();
   f.parts = row_parts();
@@ -288,6 +304,22 @@ void AttnCase::plan() {
     f.keys_per_split -= kFlashMaxTileKeys;
   }
   f.splits = ceil_div(s.kv_seq, f.keys_per_split);
+}
+
+std::vector<TuningChoice> AttnCase::tuning_choices(const LaunchPlanner& launch) const {
+  if (!flash_ || !launch.is_cpu()) return {};
+  std::vector<TuningChoice> choices;
+  for (const int64_t slots : flash_cpu_slot_choices(shape_, flash_plan_, launch.subgroup_size())) {
+    choices.push_back({"row_slots", slots});
+  }
+  return choices;
+}
+
+void AttnCase::select_tuning(const TuningChoice& choice) {
+  if (choice.knob != "row_slots" || choice.value < 1 || choice.value > kFlashCpuMaxRowSlots) {
+    throw std::logic_error(fmt::format("attn: no tuning {}={}", choice.knob, choice.value));
+  }
+  cpu_row_slots_ = flash_plan_.cpu_row_slots = choice.value;
 }
 
 std::vector<TensorDesc> AttnCase::tensors() const {

@@ -130,6 +130,9 @@ struct FlashPlan {
   uint32_t cpu_far_left = kRelFarNone, cpu_far_right = kRelFarNone;
   bool cpu_far_ranges() const { return cpu_far_left != kRelFarNone || cpu_far_right != kRelFarNone; }
   int64_t cpu_staged_chunks = 0;  // CPU kernel, staged: vec4 chunks a key stages beside K and V (the terms')
+  // CPU kernel: query rows per invocation as `run --tune` chose them (0: the
+  // planner's, flash_cpu_row_slots).
+  int64_t cpu_row_slots = 0;
 };
 constexpr int64_t kFlashDirectMaxRows = 16;    // query rows per kv head up to which decode runs direct
 constexpr int64_t kFlashDirectSplitKeys = 64;  // keys per direct split
@@ -178,6 +181,12 @@ int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts);
 // the subgroup size a constant: the device has shuffles (`shuffle`), one
 // fixed subgroup size (`min_size` 0 or `size`: no size control that could
 // change it) and `invocations` fills whole subgroups.
+// CPU kernel: the row slot counts `run --tune` times, the planner's first,
+// then every count from half of its budget's to twice that (at most
+// kFlashCpuMaxRowSlots) that gives these rows a different kernel. Which
+// count is fastest depends on the host CPU: on one VM 4 slots ran D 128 17%
+// faster than 8, on another 8 ran it a third faster (docs/attention-kernels.md).
+std::vector<int64_t> flash_cpu_slot_choices(const AttnShape& s, const FlashPlan& plan, uint32_t subgroup);
 bool cpu_shuffles_fit(bool shuffle, uint32_t size, uint32_t min_size, uint32_t invocations);
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
@@ -199,6 +208,10 @@ class AttnCase : public Case {
   void record(Recorder& rec) const override;
   Cost cost() const override;
   Tolerance tolerance() const override;
+
+  // Flash on CPU devices: the row slots (flash_cpu_slot_choices).
+  std::vector<TuningChoice> tuning_choices(const LaunchPlanner& launch) const override;
+  void select_tuning(const TuningChoice& choice) override;
 
   const AttnShape& shape() const { return shape_; }
   const FlashPlan& flash_plan() const { return flash_plan_; }
@@ -293,6 +306,7 @@ class AttnCase : public Case {
   std::vector<std::unique_ptr<AttnTerm>> terms_;
 
   FlashPlan flash_plan_;
+  int64_t cpu_row_slots_ = 0;  // select_tuning's (0: the planner's); plan() copies it into flash_plan_
   int64_t slices_per_pass_ = 1;
 };
 

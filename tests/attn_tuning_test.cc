@@ -1,0 +1,175 @@
+// run --tune: the CPU flash kernel's row slots, timed on the device.
+//
+// Which count of query rows per invocation runs fastest depends on the host
+// CPU, not only on the case (docs/attention-kernels.md, "Row slots on CPU
+// devices"), so `run --tune` times each count and keeps the fastest.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "suites/attn/attn_common.h"
+#include "test_util.h"
+
+namespace pebench {
+namespace {
+
+const FlashDevice kLavapipe{32768, 1024, 8, true};
+
+// The choices for a case on an 8-lane CPU device, each checked to give the
+// flash kernel that many row slots.
+std::vector<int64_t> slot_choices(const std::map<std::string, std::string>& axes) {
+  auto c = test::build_case(axes.at("variant"), [&] {
+    std::map<std::string, std::string> a = axes;
+    a.erase("variant");
+    a["impl"] = "flash";
+    return a;
+  }());
+  const auto& attn = dynamic_cast<const AttnCase&>(*c.impl);
+  const std::vector<int64_t> choices = flash_cpu_slot_choices(attn.shape(), attn.flash_plan(), 8);
+  for (const int64_t slots : choices) {
+    FlashPlan plan = attn.flash_plan();
+    plan.cpu_row_slots = slots;
+    EXPECT_EQ(flash_tiles(attn.shape(), plan, kLavapipe).row_slots, static_cast<uint32_t>(slots));
+  }
+  return choices;
+}
+
+TEST(AttnTuningPlan, RowSlotChoicesStartWithThePlannersAndSpanHalfToTwiceIt) {
+  using V = std::vector<int64_t>;
+  // N = M = 2048, H 8, D 64: the larger budget's 8 slots, then 4 to 7.
+  EXPECT_EQ(slot_choices({{"variant", "attn.nope"}, {"seq", "2048"}, {"heads", "8"}, {"dim", "64"}}),
+            (V{8, 4, 5, 6, 7}));
+  // D 128 below 2^30 multiply-adds: 4 slots, then 2 to 8.
+  EXPECT_EQ(slot_choices({{"variant", "attn.tupe"}, {"seq", "512"}, {"heads", "8"}, {"dim", "128"}}),
+            (V{4, 2, 3, 5, 6, 7, 8}));
+  // Two parts a row (complex at D 64): 4, then 2 to 8.
+  EXPECT_EQ(slot_choices({{"variant", "attn.complex"}, {"seq", "2048"}, {"heads", "8"}, {"dim", "64"}}),
+            (V{4, 2, 3, 5, 6, 7, 8}));
+  // 20 rows of a kv head fill 3 slots of 8 lanes: nothing to choose.
+  EXPECT_EQ(slot_choices({{"variant", "attn.nope"}, {"seq", "20"}, {"heads", "1"}, {"dim", "64"}}), (V{3}));
+  // Decode (direct): 4 rows a kv head, only counts up to 4 differ; 12 rows.
+  EXPECT_EQ(slot_choices({{"variant", "attn.xl"}, {"seq", "1"}, {"kv_seq", "300"}, {"heads", "8"}, {"kv_heads", "2"},
+                          {"dim", "64"}}),
+            (V{4}));
+  EXPECT_EQ(slot_choices({{"variant", "attn.nope"}, {"seq", "3"}, {"kv_seq", "300"}, {"heads", "4"}, {"kv_heads", "1"},
+                          {"dim", "64"}}),
+            (V{8, 4, 5, 6, 7}));
+}
+
+// The flash pipeline of a result (attn_flash_*).
+const PipelineRecord* flash_pipeline(const CaseResult& r) {
+  const PipelineRecord* found = nullptr;
+  for (const PipelineRecord& p : r.pipelines) {
+    if (p.shader.rfind("attn_flash_", 0) != 0) continue;
+    EXPECT_EQ(found, nullptr) << "a second flash pipeline: " << p.shader;
+    found = &p;
+  }
+  return found;
+}
+
+TEST(AttnTuningGpu, TimesEveryChoiceThenValidatesAndTimesTheFastest) {
+  RunOptions tune;
+  tune.tune = true;
+  // XL: slots by head (ATTN_SLOTS_BY_HEAD) pad each head's rows to them.
+  for (const char* variant : {"attn.tupe", "attn.xl"}) {
+    SCOPED_TRACE(variant);
+    const std::map<std::string, std::string> axes{{"impl", "flash"}, {"seq", "64"}, {"heads", "2"}, {"dim", "16"}};
+    const CaseResult r = test::run_case(variant, axes, tune);
+    ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+    EXPECT_TRUE(r.validation.ran && r.validation.passed);
+    ASSERT_TRUE(r.tuning.has_value());
+    const CaseResult::Tuning& t = *r.tuning;
+    EXPECT_EQ(t.knob, "row_slots");
+    const auto built = test::build_case(variant, axes);
+    const auto& attn = dynamic_cast<const AttnCase&>(*built.impl);
+    const std::vector<int64_t> choices =
+        flash_cpu_slot_choices(attn.shape(), attn.flash_plan(), test::gpu().info().subgroup.size);
+    ASSERT_GE(choices.size(), 2u);
+    ASSERT_EQ(t.candidates.size(), choices.size());
+    EXPECT_EQ(t.planned, choices.front());
+    double best = 0;
+    int64_t fastest = 0;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      const auto& c = t.candidates[i];
+      EXPECT_EQ(c.value, choices[i]);
+      ASSERT_EQ(c.status, CaseStatus::kOk) << c.reason;
+      EXPECT_GT(c.median_ns, 0);
+      if (best == 0 || c.median_ns < best) {
+        best = c.median_ns;
+        fastest = c.value;
+      }
+    }
+    EXPECT_EQ(t.chosen, fastest);
+    // Only the chosen plan was recorded, validated and timed.
+    const PipelineRecord* flash = flash_pipeline(r);
+    ASSERT_NE(flash, nullptr);
+    EXPECT_EQ(test::spec_constant(*flash, "ROWS"), static_cast<uint32_t>(t.chosen));
+
+    // Without --tune: the planner's count, no tuning record.
+    const CaseResult plain = test::run_case(variant, axes);
+    ASSERT_EQ(plain.status, CaseStatus::kOk) << plain.reason;
+    EXPECT_FALSE(plain.tuning.has_value());
+    ASSERT_NE(flash_pipeline(plain), nullptr);
+    EXPECT_EQ(test::spec_constant(*flash_pipeline(plain), "ROWS"), static_cast<uint32_t>(t.planned));
+  }
+}
+
+TEST(AttnTuningGpu, NothingToTuneWithoutACpuFlashKernel) {
+  RunOptions tune;
+  tune.tune = true;
+  // Naive, a variant without choices, and the GPU plan (--emulate desktop-gpu).
+  const CaseResult naive = test::run_case("attn.nope", {{"impl", "naive"}, {"seq", "100"}, {"dim", "32"}}, tune);
+  ASSERT_EQ(naive.status, CaseStatus::kOk) << naive.reason;
+  EXPECT_FALSE(naive.tuning.has_value());
+  const CaseResult rope = test::run_case("rope.apply", {{"seq", "100"}, {"dim", "32"}}, tune);
+  ASSERT_EQ(rope.status, CaseStatus::kOk) << rope.reason;
+  EXPECT_FALSE(rope.tuning.has_value());
+  const auto gpu_plan = test::run_cases("attn.nope", {{"impl", "flash"}, {"seq", "100"}, {"dim", "32"}}, tune,
+                                        &test::gpu_as("desktop-gpu"));
+  ASSERT_EQ(gpu_plan.size(), 1u);
+  ASSERT_EQ(gpu_plan[0].status, CaseStatus::kOk) << gpu_plan[0].reason;
+  EXPECT_FALSE(gpu_plan[0].tuning.has_value());
+}
+
+TEST(AttnTuningCli, TuneWritesEachCandidateAndRefusesCompileOnly) {
+  const std::string dir = test::temp_dir("tune");
+  const auto r = test::run_pebench({"run", "--tune", "--variant", "attn.tupe,rope.apply", "--impl", "flash,default",
+                                    "--seq", "64", "--heads", "2", "--dim", "16", "--benchmark_min_time=0.01",
+                                    "--out", dir + "/r.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("tuned row_slots="), std::string::npos) << r.out;
+  std::ifstream in(dir + "/r.json");
+  const auto rep = nlohmann::json::parse(in);
+  EXPECT_EQ(rep["run"]["tune"], true);
+  ASSERT_EQ(rep["results"].size(), 2u);
+  for (const auto& c : rep["results"]) {
+    ASSERT_EQ(c["status"], "ok") << c.dump();
+    if (c["variant"] == "rope.apply") {
+      EXPECT_FALSE(c.contains("tuning")) << c.dump();
+      continue;
+    }
+    const auto& t = c["tuning"];
+    EXPECT_EQ(t["knob"], "row_slots");
+    ASSERT_GE(t["candidates"].size(), 2u) << t.dump();
+    bool chosen_listed = false;
+    for (const auto& cand : t["candidates"]) {
+      EXPECT_EQ(cand["status"], "ok") << cand.dump();
+      EXPECT_GT(cand["median_ns"].get<double>(), 0) << cand.dump();
+      chosen_listed = chosen_listed || cand["value"] == t["chosen"];
+    }
+    EXPECT_TRUE(chosen_listed) << t.dump();
+    EXPECT_EQ(t["candidates"][0]["value"], t["planned"]);
+  }
+
+  const auto bad = test::run_pebench({"run", "--tune", "--compile-only", "--variant", "attn.nope", "--out",
+                                      dir + "/bad.json"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--compile-only runs nothing, so it has nothing to --tune"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace pebench
