@@ -1084,6 +1084,22 @@ TEST(RunnerRule, LocalLoadFactorsFollowAFixedCostThatDriftsApartFromSpeed) {
   EXPECT_NE(bad.out.find("--load-neighbours 4 needs --normalize"), std::string::npos) << bad.out;
 }
 
+TEST(CompareNotes, ATunedRunAgainstAnUntunedOneIsSaid) {
+  const std::string dir = test::temp_dir("tuned");
+  const json plain = report_json(runner_cases(1));
+  json tuned = plain;
+  tuned["run"] = {{"tune", true}};
+  const ReportFile copied = parse(tuned);  // the flag survives a copy (cases re-pointed)
+  EXPECT_TRUE(ReportFile(copied).tuned);
+  EXPECT_FALSE(parse(plain).tuned);
+  const std::string plain_path = write_json(dir, "plain.json", plain), tuned_path = write_json(dir, "tuned.json", tuned);
+  const auto differ = test::run_pebench({"compare", plain_path, tuned_path});
+  EXPECT_EQ(differ.exit_code, 0) << differ.out;
+  EXPECT_NE(differ.out.find("tuning differs: BASE without, NEW ran with --tune"), std::string::npos) << differ.out;
+  const auto same = test::run_pebench({"compare", tuned_path, tuned_path});
+  EXPECT_EQ(same.out.find("tuning differs"), std::string::npos) << same.out;
+}
+
 // `report` as run on a CPU device (lavapipe) on the host CPU `cpu_id`
 // (empty: a report from before host.cpu_id).
 json on_cpu_host(json report, const std::string& cpu_id, const std::string& device_type = "cpu") {

@@ -154,6 +154,11 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
     notes.push_back(fmt::format("host CPUs differ: {} (BASE) against {} (NEW); the times of {} compare them",
                                 pair.cross_host->base, pair.cross_host->next, fmt::join(pair.cross_host->devices, ", ")));
   }
+  if (base.tuned != next.tuned) {
+    notes.push_back(fmt::format("tuning differs: BASE {}, NEW {}; a tuned case may run another plan than its "
+                                "planner's (results[].tuning)",
+                                base.tuned ? "ran with --tune" : "without", next.tuned ? "ran with --tune" : "without"));
+  }
   if (pair.devices.empty()) notes.push_back("no device in common: nothing to match");
   if (!notes.empty()) doc.paragraph(notes);
 

@@ -28,6 +28,7 @@ ReportFile& ReportFile::operator=(const ReportFile& other) {
   host = other.host;
   command = other.command;
   injected = other.injected;
+  tuned = other.tuned;
   devices = other.devices;
   cases = other.cases;
   relink();
@@ -41,6 +42,7 @@ ReportFile& ReportFile::operator=(ReportFile&& other) noexcept {
   host = std::move(other.host);
   command = std::move(other.command);
   injected = std::move(other.injected);
+  tuned = other.tuned;
   devices = std::move(other.devices);
   cases = std::move(other.cases);
   relink();
@@ -322,6 +324,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
   if (auto c = doc.find(report_key::kCommand); c != doc.end() && c->is_array()) rep.command = *c;
   if (auto run = doc.find(report_key::kRun); run != doc.end() && run->is_object()) {
     if (auto inj = run->find(report_key::kInjectSlowdown); inj != run->end() && !inj->is_null()) rep.injected = *inj;
+    if (auto tune = run->find(report_key::kTune); tune != run->end() && tune->is_boolean()) rep.tuned = *tune;
   }
 
   const auto& devices = ck.field(doc, "", report_key::kDevices);

@@ -98,6 +98,9 @@ struct ReportFile {
   // run.inject_slowdown: the faults injected into this run (null: none). Such
   // a report tests a gate and can never be its BASE.
   nlohmann::json injected;
+  // run.tune: cases may run the plan their tuning chose (results[].tuning)
+  // rather than their planner's.
+  bool tuned = false;
   std::vector<DeviceRecord> devices;
   std::vector<CaseRecord> cases;
 

@@ -26,6 +26,7 @@ inline constexpr const char* kTool = "tool";
 inline constexpr const char* kHost = "host";
 inline constexpr const char* kCommand = "command";
 inline constexpr const char* kRun = "run";
+inline constexpr const char* kTune = "tune";  // in "run": the run was --tune
 inline constexpr const char* kDevices = "devices";
 inline constexpr const char* kResults = "results";
 

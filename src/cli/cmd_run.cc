@@ -266,7 +266,7 @@ class RunCommand : public Command {
                                 {"validate", !no_validate_},
                                 {"vulkan_validation", vk_validation_},
                                 {"compile_only", compile_only_},
-                                {"tune", tune_},
+                                {report_key::kTune, tune_},
                                 {"cases", open.cases.size()},
                                 {"repetitions", repetitions},
                                 {"warmup_s", warmup_s},
