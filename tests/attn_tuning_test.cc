@@ -103,7 +103,10 @@ TEST(AttnTuningGpu, TimesEveryChoiceThenValidatesAndTimesTheFastest) {
         fastest = c.value;
       }
     }
-    EXPECT_EQ(t.chosen, fastest);
+    // The fastest, unless it is within the margin of the planner's count.
+    const double planned_ns = t.candidates.front().median_ns;
+    EXPECT_EQ(t.chosen, best < planned_ns * (1 - CaseRun::kTuningMargin) ? fastest : t.planned)
+        << "fastest " << fastest << " " << best << " ns, planned " << planned_ns << " ns";
     // Only the chosen plan was recorded, validated and timed.
     const PipelineRecord* flash = flash_pipeline(r);
     ASSERT_NE(flash, nullptr);

@@ -334,6 +334,8 @@ void CaseRun::tune() {
       }
     }
   }
+  // The planner's choice stands unless another is kTuningMargin faster: a
+  // difference within the machine's noise would only make runs disagree.
   double best_ns = 0;
   for (size_t i = 0; i < choices.size(); ++i) {
     CaseResult::TuningCandidate& c = tuning.candidates[i];
@@ -343,6 +345,10 @@ void CaseRun::tune() {
       best_ns = c.median_ns;
       tuning.chosen = c.value;
     }
+  }
+  const CaseResult::TuningCandidate& planned = tuning.candidates.front();
+  if (planned.status == CaseStatus::kOk && best_ns >= planned.median_ns * (1 - kTuningMargin)) {
+    tuning.chosen = planned.value;
   }
   case_->select_tuning({tuning.knob, tuning.chosen});
   result_.pipelines.clear();  // the chosen plan's, recorded next

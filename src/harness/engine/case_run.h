@@ -13,9 +13,10 @@
 //
 // With RunOptions::tune, setup() first times each of the case's tuning
 // choices (one execution each that compiles, then kTuningSamples rounds of
-// one execution each) and keeps the fastest by median; only that plan is validated, recorded in
-// result.pipelines and timed. A choice the device cannot run is noted and
-// skipped.
+// one execution each) and keeps the fastest by median, the planner's own
+// unless another is kTuningMargin faster; only that plan is validated,
+// recorded in result.pipelines and timed. A choice the device cannot run is
+// noted and skipped.
 //
 // compile() instead stops after planning: it builds the case, checks it
 // against the device and creates every pipeline the case would dispatch
@@ -73,6 +74,11 @@ class CaseRun {
   Sample time_sample();
   double time_once() { return time_sample().ns; }
 
+  // --tune: rounds of one execution per choice, and how much faster than
+  // the planner's a choice must be to replace it.
+  static constexpr int kTuningSamples = 3;
+  static constexpr double kTuningMargin = 0.03;
+
  private:
   template <typename Steps>
   bool guarded(Steps steps);
@@ -82,7 +88,6 @@ class CaseRun {
   // cannot pass validation by luck.
   void fill_outputs_with_nan();
   // --tune: selects the fastest of the case's tuning choices (see above).
-  static constexpr int kTuningSamples = 3;
   void tune();
   // Records the timed command buffer: the case's dispatches, `passes` times
   // over (--inject-slowdown, slowdown.h; 0: none), between the two timestamps.
