@@ -35,6 +35,12 @@ std::string run_table_text(const std::vector<CaseResult>& results) {
                    iqr, gbps, gflops, roofline_cell(r.roofline), nmse});
   }
   std::string out = table.text();
+  // --tune: the cases that ran another plan than their planner's.
+  for (const auto& r : results) {
+    if (!r.tuning || r.tuning->chosen == r.tuning->planned) continue;
+    out += fmt::format("tuned: d{} {} {} {} {}: {}={} (planned {})\n", r.device, r.variant, r.impl, r.dtype, r.label,
+                       r.tuning->knob, r.tuning->chosen, r.tuning->planned);
+  }
   if (too_few > 0) {
     out += fmt::format(
         "n!: {} case(s) have fewer than {} samples, too few for `pebench compare` to call any change significant "

@@ -1,7 +1,8 @@
 // The table `pebench run` prints when the sweep ends: per case its median,
 // how many samples it has and how far they spread, its throughput and its
-// place under the device's roofs, and a note on cases with too few samples
-// to compare.
+// place under the device's roofs, a note on cases with too few samples to
+// compare, and a line per case that --tune ran with another plan than its
+// planner's.
 #pragma once
 
 #include <string>
