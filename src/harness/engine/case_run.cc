@@ -289,6 +289,11 @@ void CaseRun::record(int passes) {
     result_.timing = "wall-clock";
   }
   cmd_ = CommandBuffer::Create(dev).value();
+  // The descriptor sets of an earlier recording went with its command
+  // buffer: each recording starts its own pools, so that re-recording
+  // (--tune, --inject-slowdown) never fills one past kSetsPerPool (the
+  // recorder counts only the sets it allocated itself).
+  pools_.clear();
   throw_if_error(cmd_->begin());
   if (timestamps_) {
     cmd_->reset_queries(*timestamps_);
@@ -306,7 +311,7 @@ void CaseRun::tune() {
   CaseResult::Tuning tuning;
   tuning.knob = choices.front().knob;
   tuning.planned = tuning.chosen = choices.front().value;
-  tuning.candidates.resize(choices.size());
+  for (const TuningChoice& choice : choices) tuning.candidates.push_back({choice.value});
   std::vector<std::vector<double>> ns(choices.size());
   // Round -1 builds each choice's pipelines (llvmpipe compiles at first use)
   // and runs it once; then one sample of each choice per round, so that a
@@ -314,7 +319,6 @@ void CaseRun::tune() {
   for (int round = -1; round < kTuningSamples; ++round) {
     for (size_t i = 0; i < choices.size(); ++i) {
       CaseResult::TuningCandidate& c = tuning.candidates[i];
-      c.value = choices[i].value;
       if (c.status != CaseStatus::kOk) continue;
       try {
         case_->select_tuning(choices[i]);

@@ -154,12 +154,18 @@ int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts) {
                              kFlashCpuMaxRowSlots);
 }
 
-std::vector<int64_t> flash_cpu_slot_choices(const AttnShape& s, const FlashPlan& plan, uint32_t subgroup) {
+namespace {
+// The row slots the CPU kernel gives its invocations for `slots` wanted: no
+// more than the kv head's rows fill (direct: one invocation's; staged: a
+// subgroup's, one lane each).
+int64_t cpu_slots_for_rows(const AttnShape& s, const FlashPlan& plan, int64_t slots, uint32_t subgroup) {
   const int64_t rows = s.group() * s.seq;
-  // What flash_tiles makes of a count for these rows.
-  const auto used = [&](int64_t slots) {
-    return plan.direct ? std::min(rows, slots) : std::min(slots, ceil_div(rows, int64_t{std::max(1u, subgroup)}));
-  };
+  return plan.direct ? std::min(rows, slots) : std::min(slots, ceil_div(rows, int64_t{std::max(1u, subgroup)}));
+}
+}  // namespace
+
+std::vector<int64_t> flash_cpu_slot_choices(const AttnShape& s, const FlashPlan& plan, uint32_t subgroup) {
+  const auto used = [&](int64_t slots) { return cpu_slots_for_rows(s, plan, slots, subgroup); };
   const int64_t planned = flash_cpu_row_slots(s, ceil_div(s.dim, 4), plan.parts);
   std::vector<int64_t> choices{used(planned)};
   for (int64_t slots = std::max<int64_t>(1, planned / 2); slots <= std::min(kFlashCpuMaxRowSlots, 2 * planned);
@@ -190,12 +196,12 @@ FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDev
   if (plan.direct) {
     // All rows of the kv head in one invocation where registers allow, so
     // that each K/V element is read once for them (GPUs: at most 32 chunks).
-    const int64_t slots = dev.cpu ? cpu_slots : std::clamp<int64_t>(32 / row_chunks, 1, 8);
-    t.row_slots = static_cast<uint32_t>(std::min(rows, slots));
+    t.row_slots = static_cast<uint32_t>(dev.cpu ? cpu_slots_for_rows(s, plan, cpu_slots, sg)
+                                                : std::min(rows, std::clamp<int64_t>(32 / row_chunks, 1, 8)));
     t.invocations = static_cast<uint32_t>(std::min({int64_t{64}, max_wg, ceil_div(plan.splits, sg) * sg}));
     return t;
   }
-  t.row_slots = static_cast<uint32_t>(dev.cpu ? std::min(cpu_slots, ceil_div(rows, sg)) : 1);
+  t.row_slots = static_cast<uint32_t>(dev.cpu ? cpu_slots_for_rows(s, plan, cpu_slots, sg) : 1);
   const int64_t wanted = dev.cpu ? std::max<int64_t>(sg, 128 / t.row_slots) : 64;
   t.invocations = static_cast<uint32_t>(
       std::min({wanted / sg * sg, max_wg, ceil_div(ceil_div(rows, t.row_slots), sg) * sg}));
@@ -248,9 +254,10 @@ void AttnCase::plan() {
 
   // Flash: from the parameters and the terms (see FlashPlan); again after a
   // term changed its choices for the device (Case::configure).
+  const int64_t tuned_slots = flash_plan_.cpu_row_slots;  // select_tuning's, kept across plans
   flash_plan_ = FlashPlan{};
   FlashPlan& f = flash_plan_;
-  f.cpu_row_slots = cpu_row_slots_;
+  f.cpu_row_slots = tuned_slots;
   const int64_t rows = s.group() * s.seq;
   const FlashHookLoops hooks = term_loops();
   f.parts = row_parts();
@@ -319,7 +326,7 @@ void AttnCase::select_tuning(const TuningChoice& choice) {
   if (choice.knob != "row_slots" || choice.value < 1 || choice.value > kFlashCpuMaxRowSlots) {
     throw std::logic_error(fmt::format("attn: no tuning {}={}", choice.knob, choice.value));
   }
-  cpu_row_slots_ = flash_plan_.cpu_row_slots = choice.value;
+  flash_plan_.cpu_row_slots = choice.value;
 }
 
 std::vector<TensorDesc> AttnCase::tensors() const {

@@ -177,16 +177,16 @@ constexpr uint32_t kFlashGpuInvocations = 128;
 // chunks (q, and the accumulator as many again) within it.
 int64_t flash_cpu_row_budget(const AttnShape& s, int64_t parts);
 int64_t flash_cpu_row_slots(const AttnShape& s, int64_t d4, int64_t parts);
-// Whether a CPU kernel may hand chunks between lanes with subgroupShuffle,
-// the subgroup size a constant: the device has shuffles (`shuffle`), one
-// fixed subgroup size (`min_size` 0 or `size`: no size control that could
-// change it) and `invocations` fills whole subgroups.
 // CPU kernel: the row slot counts `run --tune` times, the planner's first,
 // then every count from half of its budget's to twice that (at most
 // kFlashCpuMaxRowSlots) that gives these rows a different kernel. Which
 // count is fastest depends on the host CPU: on one VM 4 slots ran D 128 17%
 // faster than 8, on another 8 ran it a third faster (docs/attention-kernels.md).
 std::vector<int64_t> flash_cpu_slot_choices(const AttnShape& s, const FlashPlan& plan, uint32_t subgroup);
+// Whether a CPU kernel may hand chunks between lanes with subgroupShuffle,
+// the subgroup size a constant: the device has shuffles (`shuffle`), one
+// fixed subgroup size (`min_size` 0 or `size`: no size control that could
+// change it) and `invocations` fills whole subgroups.
 bool cpu_shuffles_fit(bool shuffle, uint32_t size, uint32_t min_size, uint32_t invocations);
 // Throws Unsupported when not even a 4-key tile fits in shared memory.
 FlashTiles flash_tiles(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
@@ -306,7 +306,6 @@ class AttnCase : public Case {
   std::vector<std::unique_ptr<AttnTerm>> terms_;
 
   FlashPlan flash_plan_;
-  int64_t cpu_row_slots_ = 0;  // select_tuning's (0: the planner's); plan() copies it into flash_plan_
   int64_t slices_per_pass_ = 1;
 };
 
