@@ -21,13 +21,9 @@ const FlashDevice kLavapipe{32768, 1024, 8, true};
 
 // The choices for a case on an 8-lane CPU device, each checked to give the
 // flash kernel that many row slots.
-std::vector<int64_t> slot_choices(const std::map<std::string, std::string>& axes) {
-  auto c = test::build_case(axes.at("variant"), [&] {
-    std::map<std::string, std::string> a = axes;
-    a.erase("variant");
-    a["impl"] = "flash";
-    return a;
-  }());
+std::vector<int64_t> slot_choices(const std::string& variant, std::map<std::string, std::string> axes) {
+  axes["impl"] = "flash";
+  auto c = test::build_case(variant, axes);
   const auto& attn = dynamic_cast<const AttnCase&>(*c.impl);
   const std::vector<int64_t> choices = flash_cpu_slot_choices(attn.shape(), attn.flash_plan(), 8);
   for (const int64_t slots : choices) {
@@ -41,21 +37,21 @@ std::vector<int64_t> slot_choices(const std::map<std::string, std::string>& axes
 TEST(AttnTuningPlan, RowSlotChoicesStartWithThePlannersAndSpanHalfToTwiceIt) {
   using V = std::vector<int64_t>;
   // N = M = 2048, H 8, D 64: the larger budget's 8 slots, then 4 to 7.
-  EXPECT_EQ(slot_choices({{"variant", "attn.nope"}, {"seq", "2048"}, {"heads", "8"}, {"dim", "64"}}),
+  EXPECT_EQ(slot_choices("attn.nope", {{"seq", "2048"}, {"heads", "8"}, {"dim", "64"}}),
             (V{8, 4, 5, 6, 7}));
   // D 128 below 2^30 multiply-adds: 4 slots, then 2 to 8.
-  EXPECT_EQ(slot_choices({{"variant", "attn.tupe"}, {"seq", "512"}, {"heads", "8"}, {"dim", "128"}}),
+  EXPECT_EQ(slot_choices("attn.tupe", {{"seq", "512"}, {"heads", "8"}, {"dim", "128"}}),
             (V{4, 2, 3, 5, 6, 7, 8}));
   // Two parts a row (complex at D 64): 4, then 2 to 8.
-  EXPECT_EQ(slot_choices({{"variant", "attn.complex"}, {"seq", "2048"}, {"heads", "8"}, {"dim", "64"}}),
+  EXPECT_EQ(slot_choices("attn.complex", {{"seq", "2048"}, {"heads", "8"}, {"dim", "64"}}),
             (V{4, 2, 3, 5, 6, 7, 8}));
   // 20 rows of a kv head fill 3 slots of 8 lanes: nothing to choose.
-  EXPECT_EQ(slot_choices({{"variant", "attn.nope"}, {"seq", "20"}, {"heads", "1"}, {"dim", "64"}}), (V{3}));
+  EXPECT_EQ(slot_choices("attn.nope", {{"seq", "20"}, {"heads", "1"}, {"dim", "64"}}), (V{3}));
   // Decode (direct): 4 rows a kv head, only counts up to 4 differ; 12 rows.
-  EXPECT_EQ(slot_choices({{"variant", "attn.xl"}, {"seq", "1"}, {"kv_seq", "300"}, {"heads", "8"}, {"kv_heads", "2"},
+  EXPECT_EQ(slot_choices("attn.xl", {{"seq", "1"}, {"kv_seq", "300"}, {"heads", "8"}, {"kv_heads", "2"},
                           {"dim", "64"}}),
             (V{4}));
-  EXPECT_EQ(slot_choices({{"variant", "attn.nope"}, {"seq", "3"}, {"kv_seq", "300"}, {"heads", "4"}, {"kv_heads", "1"},
+  EXPECT_EQ(slot_choices("attn.nope", {{"seq", "3"}, {"kv_seq", "300"}, {"heads", "4"}, {"kv_heads", "1"},
                           {"dim", "64"}}),
             (V{8, 4, 5, 6, 7}));
 }
