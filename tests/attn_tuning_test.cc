@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/html_report.h"
+#include "analysis/report_file.h"
 #include "suites/attn/attn_common.h"
 #include "test_util.h"
 
@@ -164,10 +166,102 @@ TEST(AttnTuningCli, TuneWritesEachCandidateAndRefusesCompileOnly) {
     EXPECT_EQ(t["candidates"][0]["value"], t["planned"]);
   }
 
+  // The reader gives compare and the HTML report what the writer wrote.
+  const ReportFile read = load_report(dir + "/r.json");
+  EXPECT_TRUE(read.tuned);
+  for (size_t i = 0; i < read.cases.size(); ++i) {
+    const auto& c = read.cases[i];
+    const auto& written = rep["results"][i];
+    ASSERT_EQ(c.tuning.has_value(), written.contains("tuning")) << c.variant;
+    if (!c.tuning) continue;
+    EXPECT_EQ(c.tuning->knob, written["tuning"]["knob"]);
+    EXPECT_EQ(c.tuning->planned, written["tuning"]["planned"]);
+    EXPECT_EQ(c.tuning->chosen, written["tuning"]["chosen"]);
+    ASSERT_EQ(c.tuning->candidates.size(), written["tuning"]["candidates"].size());
+    for (size_t k = 0; k < c.tuning->candidates.size(); ++k) {
+      EXPECT_EQ(c.tuning->candidates[k].value, written["tuning"]["candidates"][k]["value"]);
+      EXPECT_EQ(*c.tuning->candidates[k].median_ns, written["tuning"]["candidates"][k]["median_ns"].get<double>());
+    }
+  }
+  const std::string html = html_report({read});
+  const auto section = html.substr(html.find("id=\"tuning\""));
+  EXPECT_NE(section.find("<td>attn.tupe</td><td>flash</td>"), std::string::npos) << section;
+  EXPECT_EQ(section.find("rope.apply"), std::string::npos) << section;
+
   const auto bad = test::run_pebench({"run", "--tune", "--compile-only", "--variant", "attn.nope", "--out",
                                       dir + "/bad.json"});
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--compile-only runs nothing, so it has nothing to --tune"), std::string::npos) << bad.out;
+}
+
+// --tune-from REPORT: a case REPORT tuned takes its choice without timing
+// candidates; one whose choice the case no longer offers is timed anew.
+TEST(AttnTuningCli, TuneFromTakesAnEarlierReportsChoices) {
+  const std::string dir = test::temp_dir("tune_from");
+  const std::vector<std::string> sweep = {"--variant", "attn.tupe,attn.xl", "--impl", "flash", "--seq", "64",
+                                          "--heads", "2", "--dim", "16", "--benchmark_min_time=0.01"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    args.insert(args.end(), sweep.begin(), sweep.end());
+    return test::run_pebench(args);
+  };
+  const std::string first = dir + "/first.json";
+  ASSERT_EQ(run({"--tune", "--out", first}).exit_code, 0);
+  std::ifstream in(first);
+  nlohmann::json tuned = nlohmann::json::parse(in);
+  ASSERT_EQ(tuned["results"].size(), 2u);
+
+  // Give the first case a value no case offers (the way a planner change
+  // would): that case is timed, the other takes the report's value.
+  tuned["results"][0]["tuning"]["chosen"] = 99;
+  tuned["results"][0]["tuning"]["from"] = "older.json";
+  const std::string edited = dir + "/edited.json";
+  std::ofstream(edited) << tuned.dump();
+  const std::string second = dir + "/second.json";
+  const auto r = run({"--tune-from", edited, "--out", second});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(", from " + edited + ")"), std::string::npos) << r.out;
+  const ReportFile out = load_report(second);
+  EXPECT_TRUE(out.tuned);
+  ASSERT_EQ(out.cases.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& c = out.cases[i];
+    ASSERT_TRUE(c.tuning) << c.variant;
+    ASSERT_EQ(c.ok(), true) << c.reason;
+    ASSERT_TRUE(c.validation && c.validation->passed) << c.variant;
+    if (i == 0) {
+      EXPECT_TRUE(c.tuning->from.empty()) << c.variant;  // 99 is no choice: timed
+      EXPECT_GE(c.tuning->candidates.size(), 2u) << c.variant;
+    } else {
+      EXPECT_EQ(c.tuning->from, edited) << c.variant;
+      EXPECT_TRUE(c.tuning->candidates.empty()) << c.variant;
+      EXPECT_EQ(c.tuning->chosen, tuned["results"][1]["tuning"]["chosen"].get<int64_t>()) << c.variant;
+    }
+  }
+  std::ifstream second_in(second);
+  EXPECT_EQ(nlohmann::json::parse(second_in)["run"]["tune_from"], edited);
+  const std::string html = html_report({out});
+  EXPECT_NE(html.find("chosen in " + edited + " (--tune-from), not timed here"), std::string::npos);
+
+  // Bad input: one line, exit 2, nothing run.
+  const std::string untuned = dir + "/untuned.json";
+  ASSERT_EQ(run({"--out", untuned}).exit_code, 0);
+  struct Bad {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {{"--tune-from", untuned}, "--tune-from " + untuned + ": no case in it was tuned"},
+           {{"--tune-from", dir + "/missing.json"}, dir + "/missing.json: cannot read"},
+           {{"--tune-from", second, "--compile-only"}, "--compile-only runs nothing, so it has nothing to --tune-from"},
+       }) {
+    auto args = b.args;
+    args.insert(args.end(), {"--out", dir + "/bad.json"});
+    const auto bad = run(args);
+    EXPECT_EQ(bad.exit_code, 2) << bad.out;
+    EXPECT_NE(bad.out.find(b.message), std::string::npos) << bad.out;
+    EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+  }
 }
 
 }  // namespace

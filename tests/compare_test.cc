@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -739,7 +740,23 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   huge_number["tool"]["version"] = "HUGE";
   std::string overflow = huge_number.dump();
   overflow.replace(overflow.find("\"HUGE\""), 6, "1e400");
+  // results[].tuning (run --tune): the value a case ran must be one that ran.
+  json tuned = report_json({c});
+  tuned["results"][0]["tuning"] = {{"knob", "row_slots"},
+                                   {"planned", 8},
+                                   {"chosen", 6},
+                                   {"candidates", {{{"value", 8}, {"status", "ok"}, {"median_ns", 2.0}}}}};
+  json tuning_unlisted = tuned;
+  json tuning_no_knob = tuned;
+  tuning_no_knob["results"][0]["tuning"].erase("knob");
+  json tuning_bad_candidate = tuned;
+  tuning_bad_candidate["results"][0]["tuning"]["candidates"][0]["median_ns"] = 0;
   const std::vector<Bad> cases = {
+      {"tuning_unlisted.json", tuning_unlisted.dump(),
+       "results[0].tuning: \"chosen\" 6 is not a candidate that ran"},
+      {"tuning_no_knob.json", tuning_no_knob.dump(), "results[0].tuning: \"knob\" is missing"},
+      {"tuning_bad_candidate.json", tuning_bad_candidate.dump(),
+       "results[0].tuning.candidates[0]: an ok candidate needs a positive \"median_ns\""},
       {"truncated.json", full.substr(0, full.size() / 2), "not valid JSON"},
       {"empty.json", "", "empty file"},
       {"array.json", "[1, 2]", "not a pebench report"},
@@ -1082,6 +1099,39 @@ TEST(RunnerRule, LocalLoadFactorsFollowAFixedCostThatDriftsApartFromSpeed) {
   const auto bad = test::run_pebench({"compare", base_path, new_path, "--load-neighbours", "4"});
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--load-neighbours 4 needs --normalize"), std::string::npos) << bad.out;
+}
+
+// Cases whose tuning ran another value on each side are listed with both
+// values; a side without tuning ran the planner's.
+TEST(CompareNotes, CasesTunedToAnotherValueAreListed) {
+  const std::string dir = test::temp_dir("tuned_values");
+  const json plain = report_json(runner_cases(1));
+  auto tuned_to = [&](int64_t chosen) {
+    json j = plain;
+    j["run"] = {{"tune", true}};
+    json candidates = json::array();
+    for (const int64_t v : {int64_t{8}, int64_t{6}, int64_t{4}}) {
+      candidates.push_back({{"value", v}, {"status", "ok"}, {"median_ns", 100.0 * static_cast<double>(v)}});
+    }
+    j["results"][0]["tuning"] = {{"knob", "row_slots"}, {"planned", 8}, {"chosen", chosen}, {"candidates", candidates}};
+    return j;
+  };
+  const std::string variant = plain["results"][0]["variant"];
+  const std::string six = write_json(dir, "six.json", tuned_to(6)), four = write_json(dir, "four.json", tuned_to(4)),
+                    eight = write_json(dir, "eight.json", tuned_to(8)), untuned = write_json(dir, "plain.json", plain);
+  const auto differ = test::run_pebench({"compare", six, four});
+  EXPECT_EQ(differ.exit_code, 0) << differ.out;
+  EXPECT_NE(differ.out.find("tuned plans that differ (1)"), std::string::npos) << differ.out;
+  const std::regex row(variant + " +[^\n]*row_slots +6 +4\n");
+  EXPECT_TRUE(std::regex_search(differ.out, row)) << differ.out;
+  // Against an untuned run the planner's 8 is the other side's value.
+  const auto against_plain = test::run_pebench({"compare", untuned, six});
+  EXPECT_TRUE(std::regex_search(against_plain.out, std::regex(variant + " +[^\n]*row_slots +8 +6\n")))
+      << against_plain.out;
+  for (const auto& [base, next] : {std::pair{six, six}, std::pair{untuned, eight}}) {
+    const auto same = test::run_pebench({"compare", base, next});
+    EXPECT_EQ(same.out.find("tuned plans that differ"), std::string::npos) << same.out;
+  }
 }
 
 TEST(CompareNotes, ATunedRunAgainstAnUntunedOneIsSaid) {

@@ -2,7 +2,9 @@
 // they claim to: every point and bar is checked against the crafted
 // fixtures' closed-form model (tests/data/make_vendor_fixtures.py) and
 // against the chart's own axes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -342,6 +344,49 @@ TEST(HtmlReport, KernelsSectionListsPipelinesWithTheDriversStatistics) {
   EXPECT_EQ(count("<tr class=\"bad\">"), spilling);  // a spilling pipeline is marked
   EXPECT_NE(section.find("<th>spilled VGPRs</th>"), std::string::npos);
   EXPECT_NE(section.find("attn_flash_gpu_nope.f32"), std::string::npos);  // the GPU kernel, on navi21
+}
+
+// A crafted run --tune case: one row per tuned case with the planner's value,
+// the value it ran and each candidate's median against the planner's.
+TEST(HtmlReport, TuningSectionListsEveryTunedCaseAndItsCandidates) {
+  std::ifstream in(kData + "vendor_a.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  size_t tuned_at = doc["results"].size();
+  for (size_t i = 0; i < doc["results"].size(); ++i) {
+    if (doc["results"][i]["impl"] == "flash" && tuned_at == doc["results"].size()) tuned_at = i;
+  }
+  ASSERT_LT(tuned_at, doc["results"].size());
+  doc["results"][tuned_at]["tuning"] = {
+      {"knob", "row_slots"},
+      {"planned", 8},
+      {"chosen", 6},
+      {"candidates",
+       {{{"value", 8}, {"status", "ok"}, {"median_ns", 4.0e8}},
+        {{"value", 6}, {"status", "ok"}, {"median_ns", 3.5e8}},
+        {{"value", 5}, {"status", "unsupported"}, {"reason", "5 < 6"}}}}};
+  const auto untuned = html_of(vendor_reports());
+  EXPECT_EQ(untuned.find("id=\"tuning\""), std::string::npos);  // no tuned case, no section
+  EXPECT_EQ(untuned.find("href=\"#tuning\""), std::string::npos);
+
+  const ReportFile rep = parse_report(doc, "tuned.json");
+  const std::string html = html_of({rep});
+  EXPECT_NE(html.find("<a href=\"#tuning\">tuning</a>"), std::string::npos);
+  const auto at = html.find("id=\"tuning\"");
+  ASSERT_NE(at, std::string::npos);
+  const auto section = html.substr(at);
+  size_t rows = 0;
+  for (auto pos = section.find("<tr>"); pos != std::string::npos; pos = section.find("<tr>", pos + 1)) ++rows;
+  EXPECT_EQ(rows, 2u);  // the header and the one tuned case
+  const auto& c = rep.cases[tuned_at];
+  EXPECT_NE(section.find(fmt::format("<td>{}</td><td>flash</td><td>{}</td>", c.variant, c.dtype)),
+            std::string::npos);
+  EXPECT_NE(section.find("<td>row_slots</td><td class=\"num\">8</td><td class=\"num\"><b>6</b></td>"),
+            std::string::npos)
+      << section;
+  // 350 ms over 400 ms; the value that ran in bold; the one that did not with its reason.
+  EXPECT_NE(section.find("8: 400.000 ms (1.000) · <b>6: 350.000 ms (0.875)</b> · 5: unsupported (5 &lt; 6)"),
+            std::string::npos)
+      << section;
 }
 
 TEST(HtmlReport, SelfContained) {

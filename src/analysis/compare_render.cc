@@ -133,6 +133,41 @@ void stats_section(TextDocument& doc, const PairComparison& pair, bool device_co
   doc.table(std::move(t));
 }
 
+// The value a tuned knob ran on one side; a side without tuning ran the
+// planner's, which the other side's tuning names.
+std::optional<int64_t> tuned_value(const CaseRecord& side, const CaseRecord& other) {
+  if (side.tuning) return side.tuning->chosen;
+  if (other.tuning) return other.tuning->planned;
+  return std::nullopt;
+}
+
+// Cases that ran another plan on each side because run --tune chose another
+// value: their times differ by the plan as well as by the change.
+void tuning_section(TextDocument& doc, const PairComparison& pair, bool device_column) {
+  std::vector<std::string> header;
+  if (device_column) header.push_back("device");
+  for (const char* h : {"variant", "impl", "dtype", "case", "knob", "base", "new"}) header.push_back(h);
+  TextTable t(header);
+  t.align_right(header.size() - 2);
+  t.align_right(header.size() - 1);
+  for (const auto& c : pair.cases) {
+    const auto base = tuned_value(*c.base, *c.next), next = tuned_value(*c.next, *c.base);
+    if (!base || !next || *base == *next) continue;
+    std::vector<std::string> row;
+    if (device_column) row.push_back(c.base->device_info->key_name);
+    const std::string& knob = c.base->tuning ? c.base->tuning->knob : c.next->tuning->knob;
+    for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), knob,
+                             std::to_string(*base), std::to_string(*next)}) {
+      row.push_back(cell);
+    }
+    t.add_row(row);
+  }
+  if (t.rows() == 0) return;
+  doc.paragraph({fmt::format("tuned plans that differ ({}): these cases ran another value of the knob on each side",
+                             t.rows())});
+  doc.table(std::move(t));
+}
+
 void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, const PairComparison& pair,
                   const CompareOptions& options) {
   const ReportFile& base = reports[pair.base_report];
@@ -231,6 +266,7 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
   }
 
   stats_section(doc, pair, device_column);
+  tuning_section(doc, pair, device_column);
 
   size_t changed = 0;
   for (const auto& c : pair.cases) changed += c.change != StatusChange::kSame;

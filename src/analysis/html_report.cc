@@ -385,6 +385,66 @@ std::string validation_section(const std::vector<ReportFile>& reports, const std
   return out;
 }
 
+bool any_tuning(const std::vector<ReportFile>& reports) {
+  for (const auto& r : reports) {
+    for (const auto& c : r.cases) {
+      if (c.tuning) return true;
+    }
+  }
+  return false;
+}
+
+// One candidate: "6: 346 ms (0.90)", its median against the planner's
+// candidate's; the value the case ran in bold; a candidate that did not run
+// with its status and reason.
+std::string tuning_candidate(const TuningRecord& t, const TuningRecord::Candidate& c) {
+  std::optional<double> planned_ns;
+  for (const auto& p : t.candidates) {
+    if (p.value == t.planned) planned_ns = p.median_ns;
+  }
+  std::string text;
+  if (c.median_ns) {
+    text = fmt::format("{}: {}", c.value, format_ns(*c.median_ns));
+    if (planned_ns) text += " (" + format_ratio(*c.median_ns / *planned_ns) + ")";
+  } else {
+    text = fmt::format("{}: {}{}", c.value, c.status, c.reason.empty() ? "" : " (" + c.reason + ")");
+  }
+  return c.value == t.chosen ? "<b>" + esc(text) + "</b>" : esc(text);
+}
+
+// Cases of a `run --tune`: what was measured and which plan the case then ran
+// (its times everywhere else on the page are that plan's).
+std::string tuning_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  if (!any_tuning(reports)) return "";
+  std::string out = "<h2 id=\"tuning\">Tuning</h2>\n";
+  out += "<p class=\"note\">Cases of a run with <code>--tune</code>: the knob it measured on the device, the "
+         "planner's value and the value the case then ran (bold), with each candidate's median over its tuning "
+         "executions and its ratio to the planner's (a run with <code>--tune-from</code> takes an earlier report's value "
+         "and times no candidate). The planner's value stands unless another is faster by "
+         "more than the tuning's margin (README, Tuning). Every time elsewhere on this page is that of the value the "
+         "case ran.</p>\n";
+  for (const auto& col : columns) {
+    std::string rows;
+    for (const auto& c : reports[col.report].cases) {
+      if (c.device_info->key_name != col.device || !c.tuning) continue;
+      const TuningRecord& t = *c.tuning;
+      std::vector<std::string> candidates;
+      for (const auto& one : t.candidates) candidates.push_back(tuning_candidate(t, one));
+      if (!t.from.empty()) candidates.push_back("chosen in " + esc(t.from) + " (--tune-from), not timed here");
+      rows += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"wrap\">{}</td></tr>\n",
+          esc(c.variant), esc(c.impl), esc(c.dtype), esc(case_shape(c)), esc(t.knob), t.planned,
+          t.moved() ? fmt::format("<b>{}</b>", t.chosen) : std::to_string(t.chosen), join(candidates, " · "));
+    }
+    if (rows.empty()) continue;
+    out += fmt::format("<h3>{} {}</h3>\n", esc(col.name), esc(col.device));
+    out += table_open({"variant", "impl", "dtype", "case", "knob", "planned", "ran", "candidates"}) + rows +
+           kTableClose;
+  }
+  return out;
+}
+
 // One row per pipeline of every case that recorded pipelines: the shader, its
 // workgroup and the driver statistics a kernel engineer reads first.
 std::string kernels_section(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
@@ -444,7 +504,9 @@ std::string html_report(const std::vector<ReportFile>& reports, const HtmlReport
   out += "<nav><a href=\"#devices\">devices</a><a href=\"#seq\">time vs length</a><a href=\"#roofline\">roofline</a>"
          "<a href=\"#overhead\">overhead</a>";
   if (columns.size() > 1) out += "<a href=\"#vendors\">vendors</a>";
-  out += "<a href=\"#validation\">validation</a><a href=\"#kernels\">kernels</a></nav>\n";
+  out += "<a href=\"#validation\">validation</a><a href=\"#kernels\">kernels</a>";
+  if (any_tuning(reports)) out += "<a href=\"#tuning\">tuning</a>";
+  out += "</nav>\n";
   out += devices_section(reports, columns);
   out += seq_section(reports, columns);
   out += roofline_section(reports, columns);
@@ -452,6 +514,7 @@ std::string html_report(const std::vector<ReportFile>& reports, const HtmlReport
   out += vendor_section(reports, columns);
   out += validation_section(reports, columns);
   out += kernels_section(reports, columns);
+  out += tuning_section(reports, columns);
   return out + "</body>\n</html>\n";
 }
 

@@ -2,7 +2,7 @@
 // script, no network) that opens from disk and reads on a phone: devices
 // and builds, time against sequence length per variant, each encoding's
 // overhead over attn.nope, the vendor comparison when several reports are
-// given, and the validation errors of every case.
+// given, the validation errors of every case, and what `run --tune` measured.
 #pragma once
 
 #include <string>

@@ -272,6 +272,43 @@ std::optional<RooflineRecord> parse_roofline(const Checker& ck, const nlohmann::
   return rl;
 }
 
+std::optional<TuningRecord> parse_tuning(const Checker& ck, const nlohmann::json& r, const std::string& where) {
+  auto it = r.find(report_key::kTuning);
+  if (it == r.end() || it->is_null()) return std::nullopt;
+  const std::string w = where + ".tuning";
+  if (!it->is_object()) ck.fail(w, "is not an object");
+  TuningRecord t;
+  t.knob = ck.string(*it, w, report_key::kKnob);
+  t.planned = ck.integer(*it, w, report_key::kPlanned);
+  t.chosen = ck.integer(*it, w, report_key::kChosen);
+  const auto& candidates = ck.field(*it, w, report_key::kCandidates);
+  if (!candidates.is_array()) ck.fail(w, "\"candidates\" is not a list");
+  bool chosen_ran = false;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const std::string wc = fmt::format("{}.candidates[{}]", w, i);
+    const auto& c = candidates[i];
+    if (!c.is_object()) ck.fail(wc, "is not an object");
+    TuningRecord::Candidate one;
+    one.value = ck.integer(c, wc, report_key::kValue);
+    one.status = ck.string(c, wc, report_key::kStatus);
+    if (!known_statuses().count(one.status)) ck.fail(wc, fmt::format("unknown status {}", shown(one.status)));
+    one.reason = ck.text(c, wc, report_key::kReason);
+    one.median_ns = ck.maybe_number(c, wc, report_key::kMedianNs);
+    if (one.status == "ok" && !(one.median_ns && *one.median_ns > 0)) {
+      ck.fail(wc, "an ok candidate needs a positive \"median_ns\"");
+    }
+    chosen_ran = chosen_ran || (one.value == t.chosen && one.status == "ok");
+    t.candidates.push_back(std::move(one));
+  }
+  t.from = ck.text(*it, w, report_key::kFrom);
+  // What the case ran was measured, unless the planner's value stood alone
+  // or an earlier report chose it.
+  if (!chosen_ran && t.chosen != t.planned && t.from.empty()) {
+    ck.fail(w, fmt::format("\"chosen\" {} is not a candidate that ran", t.chosen));
+  }
+  return t;
+}
+
 std::vector<PipelineRecordView> parse_pipelines(const Checker& ck, const nlohmann::json& r, const std::string& where) {
   std::vector<PipelineRecordView> out;
   auto it = r.find(report_key::kPipelines);
@@ -382,6 +419,7 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
       c.vk_validation_errors = e->get<uint64_t>();
     }
     c.pipelines = parse_pipelines(ck, r, w);
+    c.tuning = parse_tuning(ck, r, w);
     c.key = case_key(c.variant, c.impl, c.dtype, c.params);
     // Two results with one key would make matching ambiguous.
     const std::string device_key = std::to_string(c.device) + "\n" + c.key;

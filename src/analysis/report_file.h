@@ -60,6 +60,22 @@ struct RooflineRecord {
   double fraction = 0;
 };
 
+// results[].tuning (run --tune): the knob the case's tuning measured, the
+// planner's value, the value the case then ran, and every candidate's median
+// over its tuning executions (absent where the candidate did not run).
+struct TuningRecord {
+  struct Candidate {
+    int64_t value = 0;
+    std::string status, reason;
+    std::optional<double> median_ns;
+  };
+  std::string knob;
+  int64_t planned = 0, chosen = 0;
+  std::vector<Candidate> candidates;  // the planner's first
+  std::string from;  // --tune-from: the report whose choice the case took (no candidate timed)
+  bool moved() const { return chosen != planned; }
+};
+
 // One entry of a result's "pipelines": what compare and the HTML report read.
 struct PipelineRecordView {
   std::string shader, storage;
@@ -80,6 +96,7 @@ struct CaseRecord {
   std::optional<RooflineRecord> roofline;
   double bytes = 0, flops = 0;  // the cost model's, 0 when absent
   std::vector<PipelineRecordView> pipelines;
+  std::optional<TuningRecord> tuning;
   std::string key;  // case_key(): variant, impl, dtype, params (device excluded)
 
   bool ok() const { return status == "ok"; }

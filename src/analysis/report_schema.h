@@ -27,6 +27,7 @@ inline constexpr const char* kHost = "host";
 inline constexpr const char* kCommand = "command";
 inline constexpr const char* kRun = "run";
 inline constexpr const char* kTune = "tune";  // in "run": the run was --tune
+inline constexpr const char* kTuneFrom = "tune_from";  // in "run": --tune-from REPORT (null: none)
 inline constexpr const char* kDevices = "devices";
 inline constexpr const char* kResults = "results";
 
@@ -74,6 +75,16 @@ inline constexpr const char* kPassed = "passed";
 inline constexpr const char* kRowsChecked = "rows_checked";
 inline constexpr const char* kRowsTotal = "rows_total";
 inline constexpr const char* kDetail = "detail";
+
+// "tuning" and one of its "candidates" (which also has "status" and, where
+// it did not run, "reason")
+inline constexpr const char* kKnob = "knob";
+inline constexpr const char* kPlanned = "planned";
+inline constexpr const char* kChosen = "chosen";
+inline constexpr const char* kCandidates = "candidates";
+inline constexpr const char* kValue = "value";
+inline constexpr const char* kMedianNs = "median_ns";
+inline constexpr const char* kFrom = "from";  // --tune-from: the report that chose; no candidate timed
 
 // one entry of "pipelines"
 inline constexpr const char* kShader = "shader";

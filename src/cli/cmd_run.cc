@@ -13,6 +13,7 @@
 #include <iostream>
 #include <optional>
 
+#include "analysis/report_file.h"
 #include "analysis/text_table.h"
 #include "cli/command.h"
 #include "cli/option_checks.h"
@@ -29,6 +30,7 @@
 #include "harness/engine/presets.h"
 #include "harness/engine/slowdown.h"
 #include "harness/engine/sweep.h"
+#include "harness/engine/tuning_presets.h"
 #include "harness/output/report.h"
 
 namespace pebench {
@@ -66,6 +68,9 @@ class RunCommand : public Command {
     app.add_flag("--tune", tune_,
                  "before timing a case, time each plan choice that depends on the device (CPU flash kernels: "
                  "query rows per invocation) and run the fastest (results[].tuning)");
+    app.add_option("--tune-from", tune_from_,
+                   "as --tune, but each case REPORT tuned on a device of the same name takes the value it chose "
+                   "there without timing the candidates (results[].tuning.from)");
     app.add_flag("--compile-only", compile_only_,
                  "plan every case and build its pipelines, run nothing (works on devices that cannot execute)");
     app.add_option("--emulate", emulate_, "plan for a device profile: a built-in name (devices --profiles) or a "
@@ -88,7 +93,19 @@ class RunCommand : public Command {
     if (compile_only_ && !dump_.empty()) {
       throw UsageError("--compile-only runs nothing, so it has nothing to --dump");
     }
-    if (compile_only_ && tune_) throw UsageError("--compile-only runs nothing, so it has nothing to --tune");
+    if (compile_only_ && (tune_ || !tune_from_.empty())) {
+      throw UsageError(fmt::format("--compile-only runs nothing, so it has nothing to {}",
+                                   tune_ ? "--tune" : "--tune-from " + tune_from_));
+    }
+    if (!tune_from_.empty()) {
+      tune_presets_ = TuningPresets(load_report(tune_from_));  // ReportError: bad input, exit 2
+      if (tune_presets_.empty()) {
+        throw UsageError(fmt::format("--tune-from {}: no case in it was tuned (no results[].tuning); make it with "
+                                     "run --tune",
+                                     tune_from_));
+      }
+      tune_ = true;
+    }
     std::optional<DeviceProfile> profile;
     if (!emulate_.empty()) profile = load_profile(emulate_);
     std::vector<InjectedSlowdown> injected;
@@ -267,6 +284,7 @@ class RunCommand : public Command {
                                 {"vulkan_validation", vk_validation_},
                                 {"compile_only", compile_only_},
                                 {report_key::kTune, tune_},
+                                {report_key::kTuneFrom, tune_from_.empty() ? nullptr : nlohmann::json(tune_from_)},
                                 {"cases", open.cases.size()},
                                 {"repetitions", repetitions},
                                 {"warmup_s", warmup_s},
@@ -285,6 +303,7 @@ class RunCommand : public Command {
     options.run.seed = seed_;
     options.run.inject_slowdown = injected;
     options.run.tune = tune_;
+    options.run.tune_from = tune_presets_;
     if (!gb.min_time_given) options.min_time_s = preset ? preset->min_time_s : 0.1;
     options.repetitions = repetitions;
     options.warmup_s = warmup_s_ ? *warmup_s_ : preset ? preset->warmup_s : 0;
@@ -370,7 +389,8 @@ class RunCommand : public Command {
   std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
   std::map<std::string, std::string> axis_text_;
   std::vector<std::string> params_, slowdowns_;
-  std::string emulate_;
+  std::string emulate_, tune_from_;
+  TuningPresets tune_presets_;  // --tune-from's choices, read before any device opens
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false,
        tune_ = false;
   uint64_t seed_ = 0;

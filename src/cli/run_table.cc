@@ -38,8 +38,9 @@ std::string run_table_text(const std::vector<CaseResult>& results) {
   // --tune: the cases that ran another plan than their planner's.
   for (const auto& r : results) {
     if (!r.tuning || r.tuning->chosen == r.tuning->planned) continue;
-    out += fmt::format("tuned: d{} {} {} {} {}: {}={} (planned {})\n", r.device, r.variant, r.impl, r.dtype, r.label,
-                       r.tuning->knob, r.tuning->chosen, r.tuning->planned);
+    out += fmt::format("tuned: d{} {} {} {} {}: {}={} (planned {}{})\n", r.device, r.variant, r.impl, r.dtype, r.label,
+                       r.tuning->knob, r.tuning->chosen, r.tuning->planned,
+                       r.tuning->from.empty() ? "" : ", from " + r.tuning->from);
   }
   if (too_few > 0) {
     out += fmt::format(

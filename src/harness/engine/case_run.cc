@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "analysis/case_key.h"
 #include "harness/contract/errors.h"
 #include "harness/engine/validate.h"
 #include "harness/output/dump.h"
@@ -305,12 +306,36 @@ void CaseRun::record(int passes) {
   throw_if_error(cmd_->end());
 }
 
+void CaseRun::select_and_check(const TuningChoice& choice) {
+  case_->select_tuning(choice);
+  if (!same_tensors(case_->tensors(), descs_)) {
+    throw std::logic_error(
+        fmt::format("{}: tuning {}={} changes the case's tensors", result_.variant, choice.knob, choice.value));
+  }
+}
+
+std::optional<TuningChoice> CaseRun::preset_choice(const std::vector<TuningChoice>& choices) const {
+  if (options_.tune_from.empty()) return std::nullopt;
+  const auto preset = options_.tune_from.find(ctx_.info().name, case_key(result_.variant, result_.impl, result_.dtype,
+                                                                         params_to_json(result_.params)));
+  // A choice the case no longer offers (its planner changed) is timed anew.
+  if (!preset || std::find(choices.begin(), choices.end(), *preset) == choices.end()) return std::nullopt;
+  return preset;
+}
+
 void CaseRun::tune() {
   const std::vector<TuningChoice> choices = case_->tuning_choices(ctx_.launch());
   if (choices.size() < 2) return;
   CaseResult::Tuning tuning;
   tuning.knob = choices.front().knob;
   tuning.planned = tuning.chosen = choices.front().value;
+  if (const auto preset = preset_choice(choices)) {
+    tuning.chosen = preset->value;
+    tuning.from = options_.tune_from.source();
+    select_and_check(*preset);
+    result_.tuning = std::move(tuning);
+    return;
+  }
   for (const TuningChoice& choice : choices) tuning.candidates.push_back({choice.value});
   std::vector<std::vector<double>> ns(choices.size());
   // Round -1 builds each choice's pipelines (llvmpipe compiles at first use)
@@ -321,10 +346,10 @@ void CaseRun::tune() {
       CaseResult::TuningCandidate& c = tuning.candidates[i];
       if (c.status != CaseStatus::kOk) continue;
       try {
-        case_->select_tuning(choices[i]);
-        if (round < 0 && !same_tensors(case_->tensors(), descs_)) {
-          throw std::logic_error(fmt::format("{}: tuning {}={} changes the case's tensors", result_.variant,
-                                             choices[i].knob, choices[i].value));
+        if (round < 0) {
+          select_and_check(choices[i]);
+        } else {
+          case_->select_tuning(choices[i]);
         }
         record();
         if (round < 0) {

@@ -16,7 +16,8 @@
 // one execution each) and keeps the fastest by median, the planner's own
 // unless another is kTuningMargin faster; only that plan is validated,
 // recorded in result.pipelines and timed. A choice the device cannot run is
-// noted and skipped.
+// noted and skipped. With RunOptions::tune_from, a case the earlier report
+// tuned takes that report's choice and times no candidate.
 //
 // compile() instead stops after planning: it builds the case, checks it
 // against the device and creates every pipeline the case would dispatch
@@ -27,12 +28,14 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/contract/variant.h"
 #include "harness/engine/gpu_context.h"
 #include "harness/engine/slowdown.h"
+#include "harness/engine/tuning_presets.h"
 #include "harness/output/result.h"
 #include "runtime/buffer.h"
 #include "runtime/command_buffer.h"
@@ -51,6 +54,9 @@ struct RunOptions {
   // --tune: time each of the case's tuning choices (Case::tuning_choices)
   // and run it with the fastest (result.tuning).
   bool tune = false;
+  // --tune-from: cases this report tuned take its choice instead (when the
+  // case still offers it); the others are timed as with `tune`.
+  TuningPresets tune_from;
 };
 
 class CaseRun {
@@ -89,6 +95,12 @@ class CaseRun {
   void fill_outputs_with_nan();
   // --tune: selects the fastest of the case's tuning choices (see above).
   void tune();
+  // --tune-from: the earlier report's choice for this case, when it is one of
+  // `choices`.
+  std::optional<TuningChoice> preset_choice(const std::vector<TuningChoice>& choices) const;
+  // Selects `choice`; a choice that would change the case's tensors is a
+  // logic error (they are allocated once, before tuning).
+  void select_and_check(const TuningChoice& choice);
   // Records the timed command buffer: the case's dispatches, `passes` times
   // over (--inject-slowdown, slowdown.h; 0: none), between the two timestamps.
   void record(int passes = 1);

@@ -129,18 +129,19 @@ nlohmann::json result_to_json(const CaseResult& r) {
   if (r.tuning) {
     nlohmann::json candidates = nlohmann::json::array();
     for (const auto& c : r.tuning->candidates) {
-      nlohmann::json one = {{"value", c.value}, {report_key::kStatus, status_name(c.status)}};
+      nlohmann::json one = {{report_key::kValue, c.value}, {report_key::kStatus, status_name(c.status)}};
       if (c.status == CaseStatus::kOk) {
-        one["median_ns"] = number(c.median_ns);
+        one[report_key::kMedianNs] = number(c.median_ns);
       } else {
         one[report_key::kReason] = c.reason;
       }
       candidates.push_back(std::move(one));
     }
-    j[report_key::kTuning] = {{"knob", r.tuning->knob},
-                              {"planned", r.tuning->planned},
-                              {"chosen", r.tuning->chosen},
-                              {"candidates", candidates}};
+    j[report_key::kTuning] = {{report_key::kKnob, r.tuning->knob},
+                              {report_key::kPlanned, r.tuning->planned},
+                              {report_key::kChosen, r.tuning->chosen},
+                              {report_key::kCandidates, candidates}};
+    if (!r.tuning->from.empty()) j[report_key::kTuning][report_key::kFrom] = r.tuning->from;
   }
   if (r.injected_slowdown) {
     const auto& s = *r.injected_slowdown;

@@ -103,6 +103,9 @@ struct CaseResult {
     std::string knob;
     int64_t planned = 0, chosen = 0;
     std::vector<TuningCandidate> candidates;  // in the order timed, the planner's first
+    // --tune-from: the report whose case chose `chosen` (no candidate timed);
+    // empty when this run measured the candidates.
+    std::string from;
   };
   std::optional<Tuning> tuning;
 };
