@@ -149,6 +149,14 @@ class Checker {
     if (!v.is_number_integer()) fail(where, fmt::format("\"{}\" is not an integer", key));
     return v.get<int64_t>();
   }
+  // An optional object: null where missing or null, anything else but an
+  // object fails at WHERE.KEY.
+  const nlohmann::json* maybe_object(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return nullptr;
+    if (!it->is_object()) fail(where + "." + key, "is not an object");
+    return &*it;
+  }
   // A number that the writer may have nulled (non-finite); missing is null too.
   std::optional<double> maybe_number(const nlohmann::json& obj, const std::string& where, const char* key) const {
     auto it = obj.find(key);
@@ -189,10 +197,9 @@ std::vector<double> number_list(const Checker& ck, const nlohmann::json& obj, co
 }
 
 std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r, const std::string& where) {
-  auto it = r.find(report_key::kTimeNs);
-  if (it == r.end() || it->is_null()) return std::nullopt;
+  const nlohmann::json* it = ck.maybe_object(r, where, report_key::kTimeNs);
+  if (!it) return std::nullopt;
   const std::string w = where + ".time_ns";
-  if (!it->is_object()) ck.fail(w, "is not an object");
   const auto median = ck.maybe_number(*it, w, report_key::kMedian);
   if (!median) return std::nullopt;  // an unmeasurable case written as null
   TimeRecord t;
@@ -202,9 +209,8 @@ std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r,
   t.max = ck.maybe_number(*it, w, report_key::kMax).value_or(t.median);
   t.samples = number_list(ck, *it, w, report_key::kSamples);
   t.timing = ck.text(r, where, report_key::kTiming);
-  if (auto cpu = r.find(report_key::kCpuNs); cpu != r.end() && !cpu->is_null()) {
+  if (const nlohmann::json* cpu = ck.maybe_object(r, where, report_key::kCpuNs)) {
     const std::string wc = where + ".cpu_ns";
-    if (!cpu->is_object()) ck.fail(wc, "is not an object");
     t.cpu_median = ck.number(*cpu, wc, report_key::kMedian);
     t.cpu_samples = number_list(ck, *cpu, wc, report_key::kSamples);
   }
@@ -225,10 +231,9 @@ void require_usable_time(const Checker& ck, const nlohmann::json& r, const std::
 
 std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohmann::json& r,
                                                  const std::string& where) {
-  auto it = r.find(report_key::kValidation);
-  if (it == r.end() || it->is_null()) return std::nullopt;
+  const nlohmann::json* it = ck.maybe_object(r, where, report_key::kValidation);
+  if (!it) return std::nullopt;
   const std::string w = where + ".validation";
-  if (!it->is_object()) ck.fail(w, "is not an object");
   ValidationRecord v;
   const auto& passed = ck.field(*it, w, report_key::kPassed);
   if (!passed.is_boolean()) ck.fail(w, "\"passed\" is not true/false");
@@ -248,10 +253,9 @@ std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohma
 }
 
 std::optional<PeakRecord> parse_peak(const Checker& ck, const nlohmann::json& d, const std::string& where) {
-  auto it = d.find("peak");
-  if (it == d.end() || it->is_null()) return std::nullopt;
+  const nlohmann::json* it = ck.maybe_object(d, where, "peak");
+  if (!it) return std::nullopt;
   const std::string w = where + ".peak";
-  if (!it->is_object()) ck.fail(w, "is not an object");
   PeakRecord p;
   p.copy_gbps = ck.number(*it, w, "copy_gbps");
   p.f32_gflops = ck.number(*it, w, "f32_gflops");
@@ -261,10 +265,9 @@ std::optional<PeakRecord> parse_peak(const Checker& ck, const nlohmann::json& d,
 }
 
 std::optional<RooflineRecord> parse_roofline(const Checker& ck, const nlohmann::json& r, const std::string& where) {
-  auto it = r.find(report_key::kRoofline);
-  if (it == r.end() || it->is_null()) return std::nullopt;
+  const nlohmann::json* it = ck.maybe_object(r, where, report_key::kRoofline);
+  if (!it) return std::nullopt;
   const std::string w = where + ".roofline";
-  if (!it->is_object()) ck.fail(w, "is not an object");
   RooflineRecord rl;
   rl.bound = ck.string(*it, w, report_key::kBound);
   if (rl.bound != "memory" && rl.bound != "compute") ck.fail(w, fmt::format("unknown bound \"{}\"", rl.bound));
@@ -273,10 +276,9 @@ std::optional<RooflineRecord> parse_roofline(const Checker& ck, const nlohmann::
 }
 
 std::optional<TuningRecord> parse_tuning(const Checker& ck, const nlohmann::json& r, const std::string& where) {
-  auto it = r.find(report_key::kTuning);
-  if (it == r.end() || it->is_null()) return std::nullopt;
+  const nlohmann::json* it = ck.maybe_object(r, where, report_key::kTuning);
+  if (!it) return std::nullopt;
   const std::string w = where + ".tuning";
-  if (!it->is_object()) ck.fail(w, "is not an object");
   TuningRecord t;
   t.knob = ck.string(*it, w, report_key::kKnob);
   t.planned = ck.integer(*it, w, report_key::kPlanned);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/format_units.h"
+#include "cli/run_table.h"
 
 namespace pebench {
 
@@ -18,10 +19,7 @@ std::string progress_line(size_t done, size_t total, const CaseResult& r) {
     if (r.cost.flops > 0) line += fmt::format("  {:.2f} GFLOP/s", r.cost.flops / r.time->median);
   }
   if (r.validation.ran && std::isfinite(r.validation.nmse)) line += fmt::format("  nmse {:.2g}", r.validation.nmse);
-  if (r.tuning) {
-    line += fmt::format("  tuned {}={} (planned {}{})", r.tuning->knob, r.tuning->chosen, r.tuning->planned,
-                        r.tuning->from.empty() ? "" : ", from " + r.tuning->from);
-  }
+  if (r.tuning) line += "  tuned " + tuning_summary(*r.tuning);
   if (r.status == CaseStatus::kCompiled) line += fmt::format("  {} pipeline(s)", r.pipelines.size());
   if (r.status != CaseStatus::kOk && !r.reason.empty()) line += "  (" + r.reason + ")";
   return line;

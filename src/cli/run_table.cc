@@ -13,6 +13,10 @@ std::string roofline_cell(const std::optional<Roofline>& r) {
   return r ? fmt::format("{:.0f}% {}", 100.0 * r->fraction, r->bound) : "-";
 }
 
+std::string tuning_summary(const CaseResult::Tuning& t) {
+  return fmt::format("{}={} (planned {}{})", t.knob, t.chosen, t.planned, t.from.empty() ? "" : ", from " + t.from);
+}
+
 std::string run_table_text(const std::vector<CaseResult>& results) {
   const double alpha = CompareOptions{}.alpha;  // what `pebench compare` will test with by default
   TextTable table({"dev", "variant", "impl", "dtype", "params", "status", "median", "n", "IQR", "GB/s", "GFLOP/s",
@@ -38,9 +42,8 @@ std::string run_table_text(const std::vector<CaseResult>& results) {
   // --tune: the cases that ran another plan than their planner's.
   for (const auto& r : results) {
     if (!r.tuning || r.tuning->chosen == r.tuning->planned) continue;
-    out += fmt::format("tuned: d{} {} {} {} {}: {}={} (planned {}{})\n", r.device, r.variant, r.impl, r.dtype, r.label,
-                       r.tuning->knob, r.tuning->chosen, r.tuning->planned,
-                       r.tuning->from.empty() ? "" : ", from " + r.tuning->from);
+    out += fmt::format("tuned: d{} {} {} {} {}: {}\n", r.device, r.variant, r.impl, r.dtype, r.label,
+                       tuning_summary(*r.tuning));
   }
   if (too_few > 0) {
     out += fmt::format(

@@ -15,6 +15,10 @@ namespace pebench {
 // The table and, when needed, its footnotes.
 std::string run_table_text(const std::vector<CaseResult>& results);
 
+// "row_slots=6 (planned 8)", ", from REPORT" added under --tune-from: what
+// the progress line and the table's `tuned:` lines say of a case's tuning.
+std::string tuning_summary(const CaseResult::Tuning& t);
+
 // "83% memory": the fraction of the roof that bounds the case.
 std::string roofline_cell(const std::optional<Roofline>& r);
 

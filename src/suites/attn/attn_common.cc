@@ -313,17 +313,20 @@ void AttnCase::plan() {
   f.splits = ceil_div(s.kv_seq, f.keys_per_split);
 }
 
+// The knob's name in results[].tuning.
+constexpr const char* kRowSlotsKnob = "row_slots";
+
 std::vector<TuningChoice> AttnCase::tuning_choices(const LaunchPlanner& launch) const {
   if (!flash_ || !launch.is_cpu()) return {};
   std::vector<TuningChoice> choices;
   for (const int64_t slots : flash_cpu_slot_choices(shape_, flash_plan_, launch.subgroup_size())) {
-    choices.push_back({"row_slots", slots});
+    choices.push_back({kRowSlotsKnob, slots});
   }
   return choices;
 }
 
 void AttnCase::select_tuning(const TuningChoice& choice) {
-  if (choice.knob != "row_slots" || choice.value < 1 || choice.value > kFlashCpuMaxRowSlots) {
+  if (choice.knob != kRowSlotsKnob || choice.value < 1 || choice.value > kFlashCpuMaxRowSlots) {
     throw std::logic_error(fmt::format("attn: no tuning {}={}", choice.knob, choice.value));
   }
   flash_plan_.cpu_row_slots = choice.value;
