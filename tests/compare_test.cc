@@ -17,6 +17,8 @@
 #include "analysis/compare_json.h"
 #include "analysis/compare_render.h"
 #include "analysis/mann_whitney.h"
+#include "analysis/format_units.h"
+#include "analysis/ratio_interval.h"
 #include "analysis/report_file.h"
 #include "test_util.h"
 
@@ -1347,6 +1349,202 @@ TEST(CompareEndToEnd, RealReportAgainstItselfAndAsAPage) {
   std::stringstream html;
   html << in.rdbuf();
   EXPECT_NE(html.str().find("data-chart=\"seq-abs.learned\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pebench
+
+// --- compare --over: each case against a baseline variant of its own report ---
+
+namespace pebench {
+namespace {
+
+// Every pairwise log difference log y_j - log x_i, sorted.
+std::vector<double> sorted_log_differences(const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<double> d;
+  for (double xi : x) {
+    for (double yj : y) d.push_back(std::log(yj) - std::log(xi));
+  }
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+std::vector<double> scaled(std::vector<double> v, double factor) {
+  for (double& s : v) s *= factor;
+  return v;
+}
+
+TEST(RatioInterval, AScaledCopyGivesItsFactorInsideTheInterval) {
+  const std::vector<double> x = samples_around(100, 10, 0.2, 1);
+  const auto r = ratio_interval(x, scaled(x, 2), 0.99);
+  ASSERT_TRUE(r.has_value());
+  // Pairwise log ratios of x with itself are symmetric about 0: the estimate is the factor.
+  EXPECT_NEAR(r->estimate, 2.0, 1e-12);
+  EXPECT_LT(r->lo, 2.0);
+  EXPECT_GT(r->hi, 2.0);
+  EXPECT_TRUE(r->exact);
+  EXPECT_DOUBLE_EQ(r->confidence, 0.99);
+  // Reversed, the interval is the reciprocal one.
+  const auto back = ratio_interval(scaled(x, 2), x, 0.99);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_NEAR(back->lo, 1 / r->hi, 1e-12);
+  EXPECT_NEAR(back->hi, 1 / r->lo, 1e-12);
+}
+
+// The interval is the set of factors f for which the two-sided U test of x
+// against y / f does not reject at alpha: checked at the geometric
+// midpoints around each end, inside and outside, against mann_whitney_u.
+TEST(RatioInterval, EndsAreWhereTheUTestStartsToReject) {
+  const std::vector<double> x = samples_around(100, 8, 0.3, 3), y = samples_around(150, 9, 0.3, 7);
+  for (double confidence : {0.9, 0.95, 0.99}) {
+    const auto r = ratio_interval(x, y, confidence);
+    ASSERT_TRUE(r.has_value()) << confidence;
+    const std::vector<double> d = sorted_log_differences(x, y);
+    const auto lo_at = std::find_if(d.begin(), d.end(), [&](double v) { return std::fabs(v - std::log(r->lo)) < 1e-12; });
+    const auto hi_at = std::find_if(d.begin(), d.end(), [&](double v) { return std::fabs(v - std::log(r->hi)) < 1e-12; });
+    ASSERT_NE(lo_at, d.end());
+    ASSERT_NE(hi_at, d.end());
+    ASSERT_GT(lo_at, d.begin());
+    ASSERT_LT(hi_at + 1, d.end());
+    EXPECT_EQ(lo_at - d.begin(), d.end() - 1 - hi_at) << "symmetric ranks";
+    const double alpha = 1 - confidence;
+    auto p_at = [&](double log_factor) { return mann_whitney_u(x, scaled(y, std::exp(-log_factor))).p_value; };
+    EXPECT_GT(p_at(0.5 * (lo_at[0] + lo_at[1])), alpha) << confidence;
+    EXPECT_LE(p_at(0.5 * (lo_at[-1] + lo_at[0])), alpha) << confidence;
+    EXPECT_GT(p_at(0.5 * (hi_at[-1] + hi_at[0])), alpha) << confidence;
+    EXPECT_LE(p_at(0.5 * (hi_at[0] + hi_at[1])), alpha) << confidence;
+  }
+}
+
+TEST(RatioInterval, TooFewSamplesOrBadValuesGiveNone) {
+  const std::vector<double> three = {10, 11, 12};
+  // 3 and 3 samples: the smallest two-sided p is 2 / C(6, 3) = 0.1.
+  EXPECT_FALSE(ratio_interval(three, scaled(three, 2), 0.99).has_value());
+  const auto ninety = ratio_interval(three, scaled(three, 2), 0.9);
+  ASSERT_TRUE(ninety.has_value());
+  EXPECT_DOUBLE_EQ(ninety->lo, 20.0 / 12);  // the extreme pairs
+  EXPECT_DOUBLE_EQ(ninety->hi, 24.0 / 10);
+  EXPECT_FALSE(ratio_interval({}, three, 0.9).has_value());
+  EXPECT_FALSE(ratio_interval({10, 0, 12}, three, 0.9).has_value());
+  EXPECT_FALSE(ratio_interval({10, std::nan(""), 12}, three, 0.9).has_value());
+  EXPECT_FALSE(ratio_interval(three, three, 1.0).has_value());
+}
+
+TEST(RatioInterval, LargeSamplesUseTheNormalApproximation) {
+  const std::vector<double> x = samples_around(100, 60, 0.2, 5);
+  const auto wide = ratio_interval(samples_around(100, 10, 0.2, 5), scaled(samples_around(100, 10, 0.2, 5), 1.5), 0.99);
+  const auto r = ratio_interval(x, scaled(x, 1.5), 0.99);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_FALSE(r->exact);
+  EXPECT_NEAR(r->estimate, 1.5, 1e-12);
+  EXPECT_LT(r->lo, 1.5);
+  EXPECT_GT(r->hi, 1.5);
+  EXPECT_LT(r->hi / r->lo, wide->hi / wide->lo);  // more samples, a narrower interval
+}
+
+TEST(CompareOver, EachCaseMeetsTheBaselinesCaseOfItsShape) {
+  const std::string dir = test::temp_dir("over");
+  const json small = {{"batch", 1}, {"heads", 8}, {"kv_heads", 8}, {"seq", 128}, {"kv_seq", 128}, {"dim", 64},
+                      {"causal", false}};
+  json large = small;
+  large["seq"] = large["kv_seq"] = 256;
+  auto with = [](json shape, const json& own) {
+    for (const auto& [k, v] : own.items()) shape[k] = v;
+    return shape;
+  };
+  auto attn = [](const std::string& variant, const json& params, std::vector<double> samples) {
+    CaseSpec c;
+    c.variant = variant;
+    c.impl = "flash";
+    c.params = params;
+    c.samples = std::move(samples);
+    return c;
+  };
+  const std::vector<double> base_small = samples_around(100, 8, 0.1, 11), base_large = samples_around(400, 8, 0.1, 12);
+  CaseSpec failed = attn("attn.xl", small, scaled(base_small, 3));
+  failed.status = "failed";
+  CaseSpec other_family;
+  other_family.samples = {1, 2, 3};
+  const std::vector<CaseSpec> cases = {
+      attn("attn.nope", with(small, {{"scale", 0.125}}), base_small),
+      attn("attn.t5", with(small, {{"scale", 1.0}, {"num_buckets", 32}}), scaled(base_small, 1.25)),
+      attn("attn.nope", with(large, {{"scale", 0.125}}), base_large),
+      attn("attn.t5", with(large, {{"scale", 1.0}, {"num_buckets", 32}}), scaled(base_large, 1.5)),
+      attn("attn.rope", with(small, {{"scaling", "none"}, {"base", 10000}}), scaled(base_small, 1.1)),
+      attn("attn.rope", with(small, {{"scaling", "yarn"}, {"base", 10000}}), scaled(base_small, 1.2)),
+      attn("attn.tupe", with(small, {{"seq", 512}, {"kv_seq", 512}}), base_small),  // no nope at seq 512
+      failed,
+      other_family,
+  };
+  const std::string path = write_json(dir, "run.json", report_json(cases));
+
+  const auto text = test::run_pebench({"compare", "--over", "attn.nope", path});
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_EQ(text.out.find("abs.learned"), std::string::npos) << "another family: " << text.out;
+  EXPECT_NE(text.out.find("6 cases over attn.nope"), std::string::npos) << text.out;
+  // The rope rows are told apart by their own differing parameter only.
+  EXPECT_NE(text.out.find("dim=64 causal=false scaling=none "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("dim=64 causal=false scaling=yarn "), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("num_buckets="), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1 case had no attn.nope case at its shape."), std::string::npos) << text.out;
+  // attn.t5 has two cases: the summary's geometric mean of 1.25 and 1.5.
+  EXPECT_NE(text.out.find(fmt::format("{}", format_percent(std::sqrt(1.25 * 1.5) - 1))), std::string::npos)
+      << text.out;
+
+  const auto js = test::run_pebench({"compare", "--over", "attn.nope", path, "--format", "json", "--alpha", "0.05"});
+  ASSERT_EQ(js.exit_code, 0) << js.out;
+  const json j = json::parse(js.out);
+  EXPECT_EQ(j["schema"], "pebench.overhead/1");
+  EXPECT_EQ(j["over"], "attn.nope");
+  const json& rows = j["reports"][0]["rows"];
+  ASSERT_EQ(rows.size(), 6u);
+  const std::vector<std::pair<std::string, double>> expected = {
+      {"attn.t5", 1.25}, {"attn.t5", 1.5}, {"attn.rope", 1.1}, {"attn.rope", 1.2}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(rows[i]["variant"], expected[i].first);
+    EXPECT_NEAR(rows[i]["ratio"].get<double>(), expected[i].second, 1e-12) << i;
+    EXPECT_NEAR(rows[i]["interval"]["estimate"].get<double>(), expected[i].second, 1e-12) << i;
+    EXPECT_LT(rows[i]["interval"]["lo"].get<double>(), expected[i].second);
+    EXPECT_GT(rows[i]["interval"]["hi"].get<double>(), expected[i].second);
+    EXPECT_DOUBLE_EQ(rows[i]["interval"]["confidence"].get<double>(), 0.95);
+  }
+  EXPECT_EQ(rows[1]["base"]["id"], "c2");  // the t5 case at seq 256 met the nope case at seq 256
+  EXPECT_TRUE(rows[4]["base"].is_null());  // tupe at seq 512
+  EXPECT_TRUE(rows[4]["ratio"].is_null());
+  EXPECT_EQ(rows[5]["case"]["status"], "failed");  // xl: no ratio from a case that failed validation
+  EXPECT_TRUE(rows[5]["ratio"].is_null());
+  EXPECT_TRUE(rows[5]["interval"].is_null());
+}
+
+TEST(CompareOver, BadUsageGetsOneLineAndExit2) {
+  const std::string dir = test::temp_dir("over_bad");
+  CaseSpec nope;
+  nope.variant = "attn.nope";
+  nope.impl = "flash";
+  nope.params = {{"seq", 128}, {"scale", 0.125}};
+  nope.samples = {1, 2, 3};
+  CaseSpec twin = nope;
+  twin.params["scale"] = 0.5;  // another nope case of the same shape
+  const std::string one = write_json(dir, "one.json", report_json({nope}));
+  const std::string two = write_json(dir, "two.json", report_json({nope, twin}));
+  struct Bad {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Bad> bad = {
+      {{"compare", "--over", "attn.alibi", one}, "one.json: --over attn.alibi: the report has no attn.alibi case"},
+      {{"compare", "--over", "attn.nope", two}, "two.json: --over attn.nope: two attn.nope cases of one shape"},
+      {{"compare", "--over", "attn.nope", "--gate", one}, "--gate does not apply"},
+      {{"compare", "--over", "attn.nope", "--normalize", one}, "--normalize does not apply"},
+      {{"compare", one}, "compare needs BASE.json and NEW.json"},
+  };
+  for (const auto& b : bad) {
+    const auto r = test::run_pebench(b.args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find(b.message), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ std::string driver_string(const DeviceRecord& d) {
   return join(parts, " ");
 }
 
-// One row per report: what ran where, with which build.
+}  // namespace
+
 TextTable reports_table(const std::vector<ReportFile>& reports, const std::vector<std::string>& roles) {
   TextTable t({"", "file", "device", "driver", "build", "created"});
   for (size_t i = 0; i < reports.size(); ++i) {
@@ -42,6 +43,8 @@ TextTable reports_table(const std::vector<ReportFile>& reports, const std::vecto
   }
   return t;
 }
+
+namespace {
 
 // The time cell: the median when the case ran, else its status.
 std::string time_cell(const CaseRecord* c) {

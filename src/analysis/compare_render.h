@@ -10,6 +10,10 @@
 
 namespace pebench {
 
+// One row per report, under `roles` ("BASE", "NEW", ...): what ran where,
+// with which build.
+TextTable reports_table(const std::vector<ReportFile>& reports, const std::vector<std::string>& roles);
+
 TextDocument compare_document(const std::vector<ReportFile>& reports, const CompareResult& result);
 
 inline std::string render_compare_text(const std::vector<ReportFile>& reports, const CompareResult& result) {

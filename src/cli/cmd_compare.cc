@@ -9,6 +9,7 @@
 #include "analysis/compare.h"
 #include "analysis/compare_json.h"
 #include "analysis/compare_render.h"
+#include "analysis/variant_overhead_render.h"
 #include "cli/command.h"
 #include "harness/contract/errors.h"
 
@@ -23,7 +24,13 @@ class CompareCommand : public Command {
   }
 
   void configure(CLI::App& app) override {
-    app.add_option("reports", paths_, "BASE.json NEW.json [MORE.json...]")->required()->expected(2, -1);
+    app.add_option("reports", paths_, "BASE.json NEW.json [MORE.json...] (with --over: REPORT.json [MORE.json...])")
+        ->required()
+        ->expected(1, -1);
+    app.add_option("--over", over_,
+                   "VARIANT (e.g. attn.nope): instead of comparing reports, set each case of VARIANT's family "
+                   "against VARIANT's case of the same device, impl, dtype and shape in its own report: ratio of "
+                   "medians and a (1 - alpha) interval");
     app.add_option("--format", format_, "text (aligned table), md (markdown) or json")
         ->check(CLI::IsMember({"text", "md", "json"}));
     app.add_flag("--gate", gate_,
@@ -70,6 +77,10 @@ class CompareCommand : public Command {
     }
     if (variant_threshold_ > 0) options_.variant_threshold = variant_threshold_;
     options_.series = series_ == "cpu" ? TimeSeries::kCpu : TimeSeries::kGpu;
+    if (!over_.empty()) return run_over();
+    if (paths_.size() < 2) {
+      throw UsageError(fmt::format("compare needs BASE.json and NEW.json (got only {}), or --over VARIANT", paths_[0]));
+    }
     options_.cross_host = cross_host_ == "correctness" ? CrossHost::kCorrectness : CrossHost::kFail;
     if (!confirm_path_.empty() && (!gate_ || paths_.size() != 2)) {
       throw UsageError(fmt::format("--confirm {} needs --gate and exactly two reports, BASE and NEW", confirm_path_));
@@ -98,7 +109,30 @@ class CompareCommand : public Command {
   }
 
  private:
+  // --over: each report's cases against its own cases of one variant.
+  int run_over() {
+    const auto refuse = [this](bool given, const char* option) {
+      if (given) throw UsageError(fmt::format("--over {} compares cases within each report: {} does not apply", over_, option));
+    };
+    refuse(gate_, "--gate");
+    refuse(!confirm_path_.empty(), "--confirm");
+    refuse(options_.normalize, "--normalize");
+    refuse(variant_threshold_ > 0, "--variant-threshold");
+    const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
+    std::vector<OverheadTable> tables;
+    for (const auto& r : reports) tables.push_back(variant_overheads(r, over_, options_.series, 1 - options_.alpha));
+    if (format_ == "json") {
+      std::cout << overhead_json(reports, tables, options_.series).dump(2) << "\n";
+    } else {
+      const TextDocument doc = overhead_document(reports, tables, options_.series, options_.alpha);
+      std::cout << (format_ == "md" ? doc.markdown() : doc.text());
+    }
+    std::cout.flush();
+    return 0;
+  }
+
   std::vector<std::string> paths_;
+  std::string over_;
   std::string format_ = "text";
   bool gate_ = false;
   std::string series_ = "gpu", confirm_path_, cross_host_ = "fail";
