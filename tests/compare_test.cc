@@ -753,7 +753,14 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   tuning_no_knob["results"][0]["tuning"].erase("knob");
   json tuning_bad_candidate = tuned;
   tuning_bad_candidate["results"][0]["tuning"]["candidates"][0]["median_ns"] = 0;
+  // time_ns.started_ns: one start time a sample, none negative.
+  json short_starts = report_json({c});
+  short_starts["results"][0]["time_ns"]["started_ns"] = {0, 5};
+  json negative_start = report_json({c});
+  negative_start["results"][0]["time_ns"]["started_ns"] = {0, -5, 9};
   const std::vector<Bad> cases = {
+      {"short_starts.json", short_starts.dump(), "results[0].time_ns: \"started_ns\" has 2 values for 3 samples"},
+      {"negative_start.json", negative_start.dump(), "results[0].time_ns: \"started_ns\" holds a negative time (-5)"},
       {"tuning_unlisted.json", tuning_unlisted.dump(),
        "results[0].tuning: \"chosen\" 6 is not a candidate that ran"},
       {"tuning_no_knob.json", tuning_no_knob.dump(), "results[0].tuning: \"knob\" is missing"},
@@ -1134,6 +1141,19 @@ TEST(CompareNotes, CasesTunedToAnotherValueAreListed) {
     const auto same = test::run_pebench({"compare", base, next});
     EXPECT_EQ(same.out.find("tuned plans that differ"), std::string::npos) << same.out;
   }
+  // The JSON carries the same: each side's value, and each report's run.tune.
+  auto tuning_json = [](const std::string& base, const std::string& next) {
+    const auto r = test::run_pebench({"compare", base, next, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return json::parse(r.out);
+  };
+  const json j = tuning_json(untuned, six);
+  EXPECT_EQ(j["reports"][0]["tuned"], false);
+  EXPECT_EQ(j["reports"][1]["tuned"], true);
+  const json& cases = j["comparisons"][0]["cases"];
+  EXPECT_EQ(cases[0]["tuning"], json({{"knob", "row_slots"}, {"base", 8}, {"new", 6}, {"differs", true}}));
+  EXPECT_EQ(tuning_json(six, six)["comparisons"][0]["cases"][0]["tuning"]["differs"], false);
+  EXPECT_TRUE(cases[1]["tuning"].is_null()) << "an untuned case on both sides";
 }
 
 TEST(CompareNotes, ATunedRunAgainstAnUntunedOneIsSaid) {
@@ -1337,6 +1357,16 @@ TEST(CompareEndToEnd, RealReportAgainstItselfAndAsAPage) {
   const auto run = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "16,64", "--dtype", "f32",
                                       "--benchmark_min_time=0.01", "--out", report});
   ASSERT_EQ(run.exit_code, 0) << run.out;
+  // Each sample's start time, in measurement order, as many as samples.
+  std::ifstream written(report);
+  const json parsed = json::parse(written);
+  for (const auto& result : parsed["results"]) {
+    const json& t = result["time_ns"];
+    ASSERT_EQ(t["started_ns"].size(), t["samples"].size()) << result["id"];
+    for (size_t i = 1; i < t["started_ns"].size(); ++i) {
+      EXPECT_GT(t["started_ns"][i].get<double>(), t["started_ns"][i - 1].get<double>()) << result["id"];
+    }
+  }
   const auto same = test::run_pebench({"compare", report, report, "--gate", "--format", "md"});
   EXPECT_EQ(same.exit_code, 0) << same.out;
   EXPECT_EQ(count_lines_starting(same.out, "| abs.learned | default | f32 |"), 2u) << same.out;
@@ -1441,6 +1471,62 @@ TEST(RatioInterval, LargeSamplesUseTheNormalApproximation) {
   EXPECT_LT(r->lo, 1.5);
   EXPECT_GT(r->hi, 1.5);
   EXPECT_LT(r->hi / r->lo, wide->hi / wide->lo);  // more samples, a narrower interval
+}
+
+// A machine whose speed drops by 1.7x halfway through: y runs 1.3x x's time
+// at every moment, but most of y's samples came in the slow half (as a
+// random interleaving can place them). The pooled samples mix the two
+// speeds unevenly; paired by start time, each sample meets one of its own
+// moment.
+TEST(RatioInterval, PairedByStartTimeSeesThroughADriftingMachine) {
+  std::vector<double> x, x_at, y, y_at;
+  const std::vector<double> noise_x = samples_around(1, 20, 0.02, 21), noise_y = samples_around(1, 20, 0.02, 22);
+  for (size_t i = 0; i < 20; ++i) {
+    const double speed = i < 10 ? 1.0 : 1.7;
+    x.push_back(100 * speed * noise_x[i]);
+    x_at.push_back(2.0 * static_cast<double>(i));
+    if (i < 8) continue;  // y: 2 samples in the fast half, 10 in the slow one
+    y.push_back(130 * speed * noise_y[i]);
+    y_at.push_back(2.0 * static_cast<double>(i) + 0.5);  // 0.5 after an x sample, 1.5 before the next
+  }
+  const auto pooled = ratio_interval(x, y, 0.99);
+  const auto paired = paired_ratio_interval(x, x_at, y, y_at, 0.99);
+  ASSERT_TRUE(pooled.has_value());
+  ASSERT_TRUE(paired.has_value());
+  EXPECT_TRUE(paired->paired);
+  EXPECT_FALSE(pooled->paired);
+  EXPECT_DOUBLE_EQ(paired->median_gap_ns, 0.5);
+  EXPECT_LT(paired->lo, 1.3);
+  EXPECT_GT(paired->hi, 1.3);
+  EXPECT_NEAR(paired->estimate, 1.3, 0.03);
+  EXPECT_LT(paired->hi / paired->lo, 1.1);
+  EXPECT_GT(pooled->hi / pooled->lo, 1.5) << "the pooled interval spans both speeds";
+  // A start-time list that does not match its samples: no interval.
+  EXPECT_FALSE(paired_ratio_interval(x, {0, 1}, y, y_at, 0.99).has_value());
+}
+
+// The sign test's ends are order statistics of the log ratios: with 10
+// pairs at 95%, P(B <= 1) = 11/1024 <= 0.025 < P(B <= 2) = 56/1024 for
+// B ~ Binomial(10, 1/2), so the 2nd smallest and the 2nd largest.
+TEST(RatioInterval, PairedEndsAreTheSignTestsOrderStatistics) {
+  const std::vector<double> factors = {1.31, 1.12, 1.45, 1.2, 1.05, 1.38, 1.27, 1.5, 1.18, 1.33};
+  std::vector<double> x, y, at;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    x.push_back(100);
+    y.push_back(100 * factors[i]);
+    at.push_back(static_cast<double>(i));
+  }
+  const auto r = paired_ratio_interval(x, at, y, at, 0.95);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NEAR(r->lo, 1.12, 1e-12);
+  EXPECT_NEAR(r->hi, 1.45, 1e-12);
+  EXPECT_NEAR(r->estimate, std::sqrt(1.27 * 1.31), 1e-12);  // the median of the logs
+  EXPECT_DOUBLE_EQ(r->median_gap_ns, 0);
+  // 5 pairs: P(B = 0) = 1/32 > 0.025, so no 95% interval; 90% has one.
+  const std::vector<double> five(x.begin(), x.begin() + 5), five_y(y.begin(), y.begin() + 5),
+      five_at(at.begin(), at.begin() + 5);
+  EXPECT_FALSE(paired_ratio_interval(five, five_at, five_y, five_at, 0.95).has_value());
+  EXPECT_TRUE(paired_ratio_interval(five, five_at, five_y, five_at, 0.9).has_value());
 }
 
 TEST(CompareOver, EachCaseMeetsTheBaselinesCaseOfItsShape) {

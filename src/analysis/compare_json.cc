@@ -41,7 +41,8 @@ nlohmann::json report_json(const ReportFile& r) {
                        {"driver_info", d.driver_info},
                        {"driver_version", d.driver_version}});
   }
-  return {{"path", r.path}, {"created", r.created}, {"tool", r.tool}, {"devices", devices}, {"cases", r.cases.size()}};
+  return {{"path", r.path},       {"created", r.created},         {"tool", r.tool},
+          {"devices", devices},   {"cases", r.cases.size()},      {"tuned", r.tuned}};
 }
 
 nlohmann::json geomean_json(const GeoMean& g) { return {{"family", g.family}, {"cases", g.cases}, {"ratio", g.ratio}}; }
@@ -69,6 +70,15 @@ nlohmann::json pair_json(const PairComparison& p) {
     j["pipeline_stat_changes"] = stats;
     j["too_few_samples"] = c.too_few_samples;
     j["load_factor"] = c.load_factor;
+    // run --tune: the knob's value on each side (the text's "tuned plans that differ").
+    const auto base_value = tuned_value(*c.base, *c.next), new_value = tuned_value(*c.next, *c.base);
+    j["tuning"] = nullptr;
+    if (base_value && new_value) {
+      j["tuning"] = {{"knob", c.base->tuning ? c.base->tuning->knob : c.next->tuning->knob},
+                     {"base", *base_value},
+                     {"new", *new_value},
+                     {"differs", *base_value != *new_value}};
+    }
     cases.push_back(j);
   }
   nlohmann::json variants = nlohmann::json::array();

@@ -136,14 +136,6 @@ void stats_section(TextDocument& doc, const PairComparison& pair, bool device_co
   doc.table(std::move(t));
 }
 
-// The value a tuned knob ran on one side; a side without tuning ran the
-// planner's, which the other side's tuning names.
-std::optional<int64_t> tuned_value(const CaseRecord& side, const CaseRecord& other) {
-  if (side.tuning) return side.tuning->chosen;
-  if (other.tuning) return other.tuning->planned;
-  return std::nullopt;
-}
-
 // Cases that ran another plan on each side because run --tune chose another
 // value: their times differ by the plan as well as by the change.
 void tuning_section(TextDocument& doc, const PairComparison& pair, bool device_column) {

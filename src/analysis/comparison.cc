@@ -57,6 +57,12 @@ double geometric_mean(const std::vector<double>& ratios) {
 
 double time_ratio(double num, double den) { return pinned(num / den); }
 
+std::optional<int64_t> tuned_value(const CaseRecord& side, const CaseRecord& other) {
+  if (side.tuning) return side.tuning->chosen;
+  if (other.tuning) return other.tuning->planned;
+  return std::nullopt;
+}
+
 namespace {
 
 StatusChange status_change(const std::string& base, const std::string& next) {

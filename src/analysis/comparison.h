@@ -149,6 +149,11 @@ Verdict classify(double ratio, std::optional<double> p_value, const CompareOptio
 PairComparison compare_reports(const ReportFile& base, const ReportFile& next, const CompareOptions& options,
                                size_t base_index = 0, size_t new_index = 1);
 
+// The value of a tuned knob (run --tune) a matched case ran on one side: its
+// tuning's choice, or, untuned, the planner's, which the other side's tuning
+// names; absent when neither side was tuned.
+std::optional<int64_t> tuned_value(const CaseRecord& side, const CaseRecord& other);
+
 // Geometric mean of positive ratios (empty: 1), itself kept in range.
 double geometric_mean(const std::vector<double>& ratios);
 

@@ -52,7 +52,62 @@ bool all_positive_finite(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [](double s) { return std::isfinite(s) && s > 0; });
 }
 
+// The largest k >= 1 with P(B <= k - 1) <= alpha / 2 for B ~ Binomial(n, 1/2),
+// or 0: the sign test's interval is [d_(k), d_(n + 1 - k)].
+size_t sign_test_rank(size_t n, double alpha) {
+  const double bound = alpha / 2 * (1 + 1e-9);  // slack as in critical_rank
+  double cdf = 0;
+  size_t k = 0;
+  for (; k + 1 <= n / 2; ++k) {
+    // P(B = k), through logarithms: C(n, k) / 2^n underflows past n ~ 1000.
+    const double dn = static_cast<double>(n), dk = static_cast<double>(k);
+    cdf += std::exp(std::lgamma(dn + 1) - std::lgamma(dk + 1) - std::lgamma(dn - dk + 1) - dn * std::log(2.0));
+    if (cdf > bound) break;
+  }
+  return k;
+}
+
 }  // namespace
+
+std::optional<RatioInterval> paired_ratio_interval(const std::vector<double>& x, const std::vector<double>& x_started,
+                                                   const std::vector<double>& y, const std::vector<double>& y_started,
+                                                   double confidence) {
+  if (x.empty() || y.empty() || !all_positive_finite(x) || !all_positive_finite(y)) return std::nullopt;
+  if (x_started.size() != x.size() || y_started.size() != y.size()) return std::nullopt;
+  if (!(confidence > 0 && confidence < 1)) return std::nullopt;
+  const size_t k = sign_test_rank(y.size(), 1 - confidence);
+  if (k == 0) return std::nullopt;
+  // x's samples by start time, to find each y sample's nearest.
+  std::vector<size_t> order(x.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x_started[a] < x_started[b]; });
+  std::vector<double> d, gaps;
+  for (size_t j = 0; j < y.size(); ++j) {
+    const double t = y_started[j];
+    auto it = std::lower_bound(order.begin(), order.end(), t, [&](size_t i, double v) { return x_started[i] < v; });
+    size_t best = it == order.end() ? order.back() : *it;
+    if (it != order.begin() && std::fabs(x_started[*std::prev(it)] - t) < std::fabs(x_started[best] - t)) {
+      best = *std::prev(it);
+    }
+    d.push_back(std::log(y[j]) - std::log(x[best]));
+    gaps.push_back(std::fabs(x_started[best] - t));
+  }
+  std::sort(d.begin(), d.end());
+  std::sort(gaps.begin(), gaps.end());
+  auto median = [](const std::vector<double>& v) {
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  RatioInterval r;
+  r.estimate = std::exp(median(d));
+  r.lo = std::exp(d[k - 1]);
+  r.hi = std::exp(d[d.size() - k]);
+  r.confidence = confidence;
+  r.exact = true;
+  r.paired = true;
+  r.median_gap_ns = median(gaps);
+  return r;
+}
 
 std::optional<RatioInterval> ratio_interval(std::vector<double> x, std::vector<double> y, double confidence) {
   if (x.empty() || y.empty() || !all_positive_finite(x) || !all_positive_finite(y)) return std::nullopt;

@@ -208,6 +208,15 @@ std::optional<TimeRecord> parse_time(const Checker& ck, const nlohmann::json& r,
   t.min = ck.maybe_number(*it, w, report_key::kMin).value_or(t.median);
   t.max = ck.maybe_number(*it, w, report_key::kMax).value_or(t.median);
   t.samples = number_list(ck, *it, w, report_key::kSamples);
+  if (it->contains(report_key::kStartedNs)) {
+    t.started_ns = number_list(ck, *it, w, report_key::kStartedNs);
+    if (t.started_ns.size() != t.samples.size()) {
+      ck.fail(w, fmt::format("\"started_ns\" has {} values for {} samples", t.started_ns.size(), t.samples.size()));
+    }
+    for (double s : t.started_ns) {
+      if (s < 0) ck.fail(w, fmt::format("\"started_ns\" holds a negative time ({})", s));
+    }
+  }
   t.timing = ck.text(r, where, report_key::kTiming);
   if (const nlohmann::json* cpu = ck.maybe_object(r, where, report_key::kCpuNs)) {
     const std::string wc = where + ".cpu_ns";

@@ -45,6 +45,9 @@ struct TimeRecord {
   // reports from before pebench recorded it.
   std::vector<double> cpu_samples;
   double cpu_median = 0;
+  // "time_ns.started_ns": when each sample began (ns since the run's first
+  // sample), as "samples"; empty in reports from before pebench recorded it.
+  std::vector<double> started_ns;
 };
 
 struct ValidationRecord {

@@ -64,6 +64,9 @@ inline constexpr const char* kMax = "max";
 inline constexpr const char* kMean = "mean";
 inline constexpr const char* kStddev = "stddev";
 inline constexpr const char* kSamples = "samples";
+// time_ns only: when each sample began, ns since the run's first timed
+// sample began, same order as "samples" (absent before pebench recorded it).
+inline constexpr const char* kStartedNs = "started_ns";
 
 // "validation" and its "tolerance"
 inline constexpr const char* kNmse = "nmse";

@@ -35,7 +35,13 @@ OverheadRow overhead_row(const CaseRecord& variant, const CaseRecord* base, Time
   row.base_median = series_median(*base->time, series);
   row.variant_median = series_median(*variant.time, series);
   row.ratio = time_ratio(*row.variant_median, *row.base_median);
-  row.interval = ratio_interval(series_samples(*base->time, series), series_samples(*variant.time, series), confidence);
+  const auto& x = series_samples(*base->time, series);
+  const auto& y = series_samples(*variant.time, series);
+  // Samples taken close in time move together on a drifting machine: pair
+  // them where the report says when each began.
+  const bool timed_starts = !base->time->started_ns.empty() && !variant.time->started_ns.empty();
+  row.interval = timed_starts ? paired_ratio_interval(x, base->time->started_ns, y, variant.time->started_ns, confidence)
+                              : ratio_interval(x, y, confidence);
   return row;
 }
 

@@ -29,7 +29,9 @@ struct OverheadRow {
   const CaseRecord* variant = nullptr;
   const CaseRecord* base = nullptr;  // the baseline's case at that shape; null: none
   // When both ran ok and were timed: their medians (in the compared
-  // series), variant / base, and the interval of that ratio.
+  // series), variant / base, and the interval of that ratio: paired by
+  // start time where both record it (paired_ratio_interval), else from
+  // the pooled samples (ratio_interval).
   std::optional<double> base_median, variant_median, ratio;
   std::optional<RatioInterval> interval;
 };

@@ -63,6 +63,12 @@ std::string interval_cell(const OverheadRow& row) {
   return format_percent(row.interval->lo - 1) + " .. " + format_percent(row.interval->hi - 1);
 }
 
+// How far apart in time the pairs' samples began (median), when paired.
+std::string gap_cell(const OverheadRow& row) {
+  if (!row.interval || !row.interval->paired) return "-";
+  return format_ns(row.interval->median_gap_ns);
+}
+
 std::string samples_cell_of(const CaseRecord* c, double alpha) {
   return c && c->time ? samples_cell(c->time->samples.size(), alpha) : std::string("-");
 }
@@ -104,10 +110,10 @@ TextTable summary_table(const OverheadTable& table) {
 void table_section(TextDocument& doc, const ReportFile& report, const OverheadTable& table, double confidence_pct,
                    TimeSeries series, double alpha) {
   const bool device_column = report.result_devices().size() > 1;
-  std::vector<std::string> header = {"variant", "impl", "dtype", "case", table.baseline, "time", "over", "interval", "n"};
+  std::vector<std::string> header = {"variant", "impl", "dtype", "case", table.baseline, "time", "over", "interval", "gap", "n"};
   if (device_column) header.insert(header.begin(), "device");
   TextTable t(header);
-  const size_t first_number = header.size() - 5;
+  const size_t first_number = header.size() - 6;
   for (size_t c = first_number; c < header.size(); ++c) t.align_right(c);
   const std::vector<std::string> cases = case_cells(table);
   size_t unmatched = 0;
@@ -119,16 +125,18 @@ void table_section(TextDocument& doc, const ReportFile& report, const OverheadTa
     if (device_column) cells.push_back(c.device_info->key_name);
     for (const auto& cell :
          {c.variant, c.impl, c.dtype, cases[i], base_cell(row), time_cell(row),
-          row.ratio ? format_percent(*row.ratio - 1) : std::string("-"), interval_cell(row),
+          row.ratio ? format_percent(*row.ratio - 1) : std::string("-"), interval_cell(row), gap_cell(row),
           samples_cell_of(row.base, alpha) + "/" + samples_cell_of(&c, alpha)}) {
       cells.push_back(cell);
     }
     t.add_row(cells);
   }
   doc.paragraph({fmt::format("{}: {} case{} over {} at the same device, impl, dtype and shape ({} time medians; "
-                             "interval: {:g}%, Hodges-Lehmann on log time; n: {} samples / the case's):",
+                             "interval: {:g}%, of each sample against the {} sample that began nearest it (sign "
+                             "test; gap: their median distance in time), or Hodges-Lehmann on pooled log times "
+                             "where the report has no start times (gap -); n: {} samples / the case's):",
                              report.path, table.rows.size(), table.rows.size() == 1 ? "" : "s", table.baseline,
-                             series_name(series), confidence_pct, table.baseline)});
+                             series_name(series), confidence_pct, table.baseline, table.baseline)});
   doc.table(std::move(t));
   if (unmatched > 0) {
     doc.paragraph({fmt::format("{} case{} had no {} case at {} shape.", unmatched, unmatched == 1 ? "" : "s",
@@ -158,7 +166,9 @@ nlohmann::json row_json(const OverheadRow& row) {
                 {"lo", row.interval->lo},
                 {"hi", row.interval->hi},
                 {"confidence", row.interval->confidence},
-                {"exact", row.interval->exact}};
+                {"exact", row.interval->exact},
+                {"paired", row.interval->paired},
+                {"median_gap_ns", row.interval->paired ? nlohmann::json(row.interval->median_gap_ns) : nlohmann::json(nullptr)}};
   }
   return {{"device", c.device_info->key_name},
           {"variant", c.variant},

@@ -127,7 +127,9 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   try {
     if (switched && options_.warmup_s > 0) warm_up(*live.run, r);
     for (auto _ : st) {
-      const CaseRun::Sample s = live.run->time_sample();
+      const double started = elapsed_ns();
+      CaseRun::Sample s = live.run->time_sample();
+      s.started_ns = started;
       st.SetIterationTime(s.ns * 1e-9);
       samples.push_back(s);
     }
@@ -142,22 +144,29 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   st.counters["FLOP/s"] = benchmark::Counter(r.cost.flops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+double BenchDriver::elapsed_ns() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!first_sample_) first_sample_ = now;
+  return std::chrono::duration<double, std::nano>(now - *first_sample_).count();
+}
+
 namespace {
 
 // The timing of the last `repetitions` invocations (Google Benchmark's
 // repetitions; earlier ones were its own trial runs), or none without samples.
 std::optional<TimeStats> last_repetitions_time(const std::vector<std::vector<CaseRun::Sample>>& invocations,
                                                size_t repetitions) {
-  std::vector<double> samples, cpu;
+  std::vector<double> samples, cpu, started;
   const size_t first = invocations.size() > repetitions ? invocations.size() - repetitions : 0;
   for (size_t k = first; k < invocations.size(); ++k) {
     for (const CaseRun::Sample& s : invocations[k]) {
       samples.push_back(s.ns);
       cpu.push_back(s.cpu_ns);
+      started.push_back(s.started_ns);
     }
   }
   if (samples.empty()) return std::nullopt;
-  return time_stats(std::move(samples), std::move(cpu));
+  return time_stats(std::move(samples), std::move(cpu), std::move(started));
 }
 
 // The validation-layer errors raised since `errors_before` are the case's;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -110,6 +111,9 @@ class BenchDriver {
   std::map<size_t, Live> live_;
   std::optional<size_t> last_body_;  // the case Google Benchmark timed last
   size_t done_ = 0;
+  // When the first sample began: samples' started_ns count from it.
+  std::optional<std::chrono::steady_clock::time_point> first_sample_;
+  double elapsed_ns();
 };
 
 }  // namespace pebench

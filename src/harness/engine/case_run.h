@@ -75,6 +75,9 @@ class CaseRun {
     // (lavapipe) this is the device's own work, which other processes' load
     // delays but does not lengthen; on a GPU, the driver's host overhead.
     double cpu_ns = 0;
+    // When it began: set by whoever schedules the samples (BenchDriver, ns
+    // since the run's first timed sample); 0 otherwise.
+    double started_ns = 0;
   };
   // One timed execution. Throws StatusError on a device failure.
   Sample time_sample();

@@ -22,10 +22,11 @@ double median_of_sorted(const std::vector<double>& v) {
 
 }  // namespace
 
-TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples) {
+TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples, std::vector<double> started_ns) {
   TimeStats t;
   t.samples = samples;
   t.cpu_samples = cpu_samples;
+  t.started_ns = std::move(started_ns);
   if (!cpu_samples.empty()) {
     std::sort(cpu_samples.begin(), cpu_samples.end());
     t.cpu_median = median_of_sorted(cpu_samples);
@@ -89,6 +90,7 @@ nlohmann::json result_to_json(const CaseResult& r) {
     j[report_key::kTimeNs] = {{report_key::kMedian, r.time->median}, {report_key::kMin, r.time->min},
                               {report_key::kMax, r.time->max},       {report_key::kMean, r.time->mean},
                               {report_key::kStddev, r.time->stddev}, {report_key::kSamples, r.time->samples}};
+    if (!r.time->started_ns.empty()) j[report_key::kTimeNs][report_key::kStartedNs] = r.time->started_ns;
     j[report_key::kTiming] = r.timing;
   } else {
     j[report_key::kTimeNs] = nullptr;

@@ -44,9 +44,14 @@ struct TimeStats {
   // The process CPU time of each sample (CaseRun::Sample), same order; may be empty.
   std::vector<double> cpu_samples;
   double cpu_median = 0;
+  // When each sample began (ns since the run's first timed sample), same
+  // order; may be empty. Lets a reader pair samples taken close in time.
+  std::vector<double> started_ns;
 };
-// Statistics of `samples` (must be non-empty) and the CPU times beside them.
-TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples = {});
+// Statistics of `samples` (must be non-empty) and the CPU times and start
+// times beside them.
+TimeStats time_stats(std::vector<double> samples, std::vector<double> cpu_samples = {},
+                     std::vector<double> started_ns = {});
 
 // One pipeline a case dispatched, as interface.md "pipelines" describes it.
 struct PipelineRecord {
