@@ -58,6 +58,12 @@ std::vector<std::string> case_cells(const OverheadTable& table) {
   return cells;
 }
 
+// The interval's own estimate (paired: the median pair's ratio;
+// pooled: Hodges-Lehmann), which need not equal the ratio of the medians.
+std::string estimate_cell(const OverheadRow& row) {
+  return row.interval ? format_percent(row.interval->estimate - 1) : std::string("-");
+}
+
 std::string interval_cell(const OverheadRow& row) {
   if (!row.interval) return "-";
   return format_percent(row.interval->lo - 1) + " .. " + format_percent(row.interval->hi - 1);
@@ -110,10 +116,11 @@ TextTable summary_table(const OverheadTable& table) {
 void table_section(TextDocument& doc, const ReportFile& report, const OverheadTable& table, double confidence_pct,
                    TimeSeries series, double alpha) {
   const bool device_column = report.result_devices().size() > 1;
-  std::vector<std::string> header = {"variant", "impl", "dtype", "case", table.baseline, "time", "over", "interval", "gap", "n"};
+  std::vector<std::string> header = {"variant", "impl", "dtype",    "case", table.baseline, "time",
+                                     "over",    "est.", "interval", "gap",  "n"};
   if (device_column) header.insert(header.begin(), "device");
   TextTable t(header);
-  const size_t first_number = header.size() - 6;
+  const size_t first_number = header.size() - 7;
   for (size_t c = first_number; c < header.size(); ++c) t.align_right(c);
   const std::vector<std::string> cases = case_cells(table);
   size_t unmatched = 0;
@@ -125,16 +132,18 @@ void table_section(TextDocument& doc, const ReportFile& report, const OverheadTa
     if (device_column) cells.push_back(c.device_info->key_name);
     for (const auto& cell :
          {c.variant, c.impl, c.dtype, cases[i], base_cell(row), time_cell(row),
-          row.ratio ? format_percent(*row.ratio - 1) : std::string("-"), interval_cell(row), gap_cell(row),
+          row.ratio ? format_percent(*row.ratio - 1) : std::string("-"), estimate_cell(row), interval_cell(row),
+          gap_cell(row),
           samples_cell_of(row.base, alpha) + "/" + samples_cell_of(&c, alpha)}) {
       cells.push_back(cell);
     }
     t.add_row(cells);
   }
   doc.paragraph({fmt::format("{}: {} case{} over {} at the same device, impl, dtype and shape ({} time medians; "
-                             "interval: {:g}%, of each sample against the {} sample that began nearest it (sign "
-                             "test; gap: their median distance in time), or Hodges-Lehmann on pooled log times "
-                             "where the report has no start times (gap -); n: {} samples / the case's):",
+                             "over: the medians' ratio; est. and interval ({:g}%): of each sample against the {} "
+                             "sample that began nearest it (the median pair and the sign test; gap: their median "
+                             "distance in time), or Hodges-Lehmann on pooled log times where the report has no "
+                             "start times (gap -); n: {} samples / the case's):",
                              report.path, table.rows.size(), table.rows.size() == 1 ? "" : "s", table.baseline,
                              series_name(series), confidence_pct, table.baseline, table.baseline)});
   doc.table(std::move(t));
