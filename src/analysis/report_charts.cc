@@ -8,6 +8,7 @@
 
 #include "analysis/case_key.h"
 #include "analysis/comparison.h"
+#include "analysis/variant_overhead.h"
 
 namespace pebench {
 namespace {
@@ -20,35 +21,6 @@ void for_column(const std::vector<ReportFile>& reports, const MatrixColumn& colu
   for (const auto& c : reports[column.report].cases) {
     if (c.device_info->key_name == column.device) f(c);
   }
-}
-
-const char* const kShapeKeys[] = {"batch", "heads", "kv_heads", "seq", "kv_seq", "dim", "causal"};
-
-bool is_shape_key(const std::string& k) {
-  return std::find(std::begin(kShapeKeys), std::end(kShapeKeys), k) != std::end(kShapeKeys);
-}
-
-// Same impl, dtype and shape: every shape key either has agrees.
-bool same_shape(const CaseRecord& a, const CaseRecord& ref) {
-  if (a.impl != ref.impl || a.dtype != ref.dtype) return false;
-  for (const char* k : kShapeKeys) {
-    auto x = a.params.find(k), y = ref.params.find(k);
-    if (x != a.params.end() && y != ref.params.end() && canonical_value(*x) != canonical_value(*y)) return false;
-  }
-  return true;
-}
-
-// Parameters both have, other than shape, impl and dtype, whose values differ.
-std::vector<std::string> non_shape_differences(const CaseRecord& a, const CaseRecord& ref) {
-  std::vector<std::string> out;
-  for (const auto& [k, v] : ref.params.items()) {
-    if (is_shape_key(k) || k == "impl" || k == "dtype") continue;
-    auto mine = a.params.find(k);
-    if (mine != a.params.end() && canonical_value(*mine) != canonical_value(v)) {
-      out.push_back(fmt::format("{} {} ({} {})", k, canonical_value(*mine), kOverheadReference, canonical_value(v)));
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -152,16 +124,8 @@ std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& report
     if (refs.empty()) continue;
     std::map<std::tuple<std::string, std::string, std::string>, OverheadBarData> bars;
     for (const CaseRecord* e : encoded) {
-      const CaseRecord* best = nullptr;
       std::vector<std::string> best_differs;
-      for (const CaseRecord* r : refs) {
-        if (!same_shape(*e, *r)) continue;
-        auto differs = non_shape_differences(*e, *r);
-        if (!best || differs.size() < best_differs.size()) {
-          best = r;
-          best_differs = std::move(differs);
-        }
-      }
+      const CaseRecord* best = matching_base(*e, refs, &best_differs);
       if (!best) continue;
       auto& bar = bars[{e->variant, e->impl, e->dtype}];
       bar.variant = e->variant;

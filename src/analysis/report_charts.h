@@ -54,11 +54,10 @@ struct OverheadChart {
   std::vector<OverheadBarData> bars;  // sorted by variant, impl, dtype
 };
 // Attention cases match an attn.nope case of the same column, impl, dtype and
-// shape (batch, heads, kv_heads, seq, kv_seq, dim, causal). Other parameters
-// both have may differ (attn.t5's spec default scale is 1, attn.nope's
-// 1/sqrt(D)): the match says so instead of leaving the encoding out; when
-// several nope cases share the shape, the one differing least is taken.
-// Columns without attn.nope cases give no chart.
+// shape as `compare --over` matches them (variant_overhead.h, matching_base):
+// other parameters both have may differ (attn.t5's spec default scale is 1,
+// attn.nope's 1/sqrt(D)), and the match says so. Columns without attn.nope
+// cases give no chart.
 std::vector<OverheadChart> overhead_charts(const std::vector<ReportFile>& reports,
                                            const std::vector<MatrixColumn>& columns);
 

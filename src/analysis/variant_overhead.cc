@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "analysis/case_key.h"
@@ -25,11 +26,51 @@ std::string shape_key(const CaseRecord& c) {
   return fmt::format("{}|{}|{}|{}", c.device_info->key_name, c.impl, c.dtype, params);
 }
 
+bool same_shape(const CaseRecord& a, const CaseRecord& base) {
+  if (a.impl != base.impl || a.dtype != base.dtype) return false;
+  for (const auto& k : shape_param_names()) {
+    auto x = a.params.find(k), y = base.params.find(k);
+    if (x != a.params.end() && y != base.params.end() && canonical_value(*x) != canonical_value(*y)) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> non_shape_differences(const CaseRecord& a, const CaseRecord& base) {
+  const auto& shape = shape_param_names();
+  std::vector<std::string> out;
+  for (const auto& [k, v] : base.params.items()) {
+    if (std::find(shape.begin(), shape.end(), k) != shape.end() || k == "impl" || k == "dtype") continue;
+    auto mine = a.params.find(k);
+    if (mine != a.params.end() && canonical_value(*mine) != canonical_value(v)) {
+      out.push_back(fmt::format("{} {} ({} {})", k, canonical_value(*mine), base.variant, canonical_value(v)));
+    }
+  }
+  return out;
+}
+
+const CaseRecord* matching_base(const CaseRecord& a, const std::vector<const CaseRecord*>& bases,
+                                std::vector<std::string>* differs) {
+  const CaseRecord* best = nullptr;
+  std::vector<std::string> best_differs;
+  for (const CaseRecord* b : bases) {
+    if (!same_shape(a, *b)) continue;
+    auto d = non_shape_differences(a, *b);
+    if (!best || d.size() < best_differs.size()) {
+      best = b;
+      best_differs = std::move(d);
+    }
+  }
+  if (differs) *differs = std::move(best_differs);
+  return best;
+}
+
 namespace {
 
-OverheadRow overhead_row(const CaseRecord& variant, const CaseRecord* base, TimeSeries series, double confidence) {
+OverheadRow overhead_row(const CaseRecord& variant, const std::vector<const CaseRecord*>& bases, TimeSeries series,
+                         double confidence) {
   OverheadRow row;
   row.variant = &variant;
+  const CaseRecord* base = matching_base(variant, bases, &row.differs);
   row.base = base;
   if (!base || !base->ok() || !variant.ok() || !base->timed() || !variant.timed()) return row;
   row.base_median = series_median(*base->time, series);
@@ -51,24 +92,19 @@ OverheadTable variant_overheads(const ReportFile& report, const std::string& bas
                                 double confidence) {
   OverheadTable table;
   table.baseline = baseline;
-  std::unordered_map<std::string, const CaseRecord*> base_by_shape;
+  std::unordered_map<std::string, std::vector<const CaseRecord*>> bases_by_device;
   std::string family;
   for (const auto& c : report.cases) {
     if (c.variant != baseline) continue;
     family = c.family();
-    auto [it, inserted] = base_by_shape.emplace(shape_key(c), &c);
-    if (!inserted) {
-      throw ReportError(fmt::format("{}: --over {}: two {} cases of one shape ({} and {}): keep one per shape",
-                                    report.path, baseline, baseline, it->second->display(), c.display()));
-    }
+    bases_by_device[c.device_info->key_name].push_back(&c);
   }
-  if (base_by_shape.empty()) {
+  if (bases_by_device.empty()) {
     throw ReportError(fmt::format("{}: --over {}: the report has no {} case", report.path, baseline, baseline));
   }
   for (const auto& c : report.cases) {
     if (c.variant == baseline || c.family() != family) continue;
-    auto it = base_by_shape.find(shape_key(c));
-    table.rows.push_back(overhead_row(c, it == base_by_shape.end() ? nullptr : it->second, series, confidence));
+    table.rows.push_back(overhead_row(c, bases_by_device[c.device_info->key_name], series, confidence));
   }
   return table;
 }

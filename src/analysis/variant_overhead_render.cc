@@ -1,6 +1,7 @@
 #include "analysis/variant_overhead_render.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <map>
@@ -151,6 +152,17 @@ void table_section(TextDocument& doc, const ReportFile& report, const OverheadTa
     doc.paragraph({fmt::format("{} case{} had no {} case at {} shape.", unmatched, unmatched == 1 ? "" : "s",
                                table.baseline, unmatched == 1 ? "its" : "their")});
   }
+  // Per variant, once: its parameters that differ from the baseline's.
+  std::map<std::string, std::set<std::string>> differs;
+  for (const auto& row : table.rows) differs[row.variant->variant].insert(row.differs.begin(), row.differs.end());
+  std::vector<std::string> differing;
+  for (const auto& [variant, d] : differs) {
+    if (!d.empty()) differing.push_back(variant + ": " + fmt::format("{}", fmt::join(d, ", ")));
+  }
+  if (!differing.empty()) {
+    doc.paragraph({fmt::format("parameters that differ from {}'s case (matched all the same):", table.baseline)});
+    doc.list(differing);
+  }
   TextTable summary = summary_table(table);
   if (summary.rows() > 0) doc.table(std::move(summary));
 }
@@ -188,6 +200,7 @@ nlohmann::json row_json(const OverheadRow& row) {
           {"reason", c.reason},
           {"case", side_json(&c, row.variant_median)},
           {"base", side_json(row.base, row.base_median)},
+          {"differs", row.differs},
           {"ratio", opt(row.ratio)},
           {"interval", interval}};
 }
