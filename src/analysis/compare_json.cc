@@ -41,8 +41,8 @@ nlohmann::json report_json(const ReportFile& r) {
                        {"driver_info", d.driver_info},
                        {"driver_version", d.driver_version}});
   }
-  return {{"path", r.path},       {"created", r.created},         {"tool", r.tool},
-          {"devices", devices},   {"cases", r.cases.size()},      {"tuned", r.tuned}};
+  return {{"path", r.path},     {"created", r.created},    {"tool", r.tool},
+          {"devices", devices}, {"cases", r.cases.size()}, {"tuned", r.tuned}};
 }
 
 nlohmann::json geomean_json(const GeoMean& g) { return {{"family", g.family}, {"cases", g.cases}, {"ratio", g.ratio}}; }

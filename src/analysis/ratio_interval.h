@@ -13,10 +13,10 @@
 namespace pebench {
 
 struct RatioInterval {
-  double estimate = 1;      // e^(median of log y_j - log x_i over every pair)
-  double lo = 1, hi = 1;    // the interval's ends, lo <= estimate <= hi
-  double confidence = 0;    // its level, 1 - alpha
-  bool exact = false;       // from the exact distribution of U (or B), else the normal approximation
+  double estimate = 1;    // e^(median of log y_j - log x_i over every pair)
+  double lo = 1, hi = 1;  // the interval's ends, lo <= estimate <= hi
+  double confidence = 0;  // its level, 1 - alpha
+  bool exact = false;     // from the exact distribution of U (or B), else the normal approximation
   // paired_ratio_interval: the samples were paired by start time, and the
   // median distance in time between the two samples of a pair.
   bool paired = false;

@@ -81,8 +81,9 @@ OverheadRow overhead_row(const CaseRecord& variant, const std::vector<const Case
   // Samples taken close in time move together on a drifting machine: pair
   // them where the report says when each began.
   const bool timed_starts = !base->time->started_ns.empty() && !variant.time->started_ns.empty();
-  row.interval = timed_starts ? paired_ratio_interval(x, base->time->started_ns, y, variant.time->started_ns, confidence)
-                              : ratio_interval(x, y, confidence);
+  row.interval = timed_starts
+                     ? paired_ratio_interval(x, base->time->started_ns, y, variant.time->started_ns, confidence)
+                     : ratio_interval(x, y, confidence);
   return row;
 }
 

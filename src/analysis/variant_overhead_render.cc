@@ -49,7 +49,8 @@ std::vector<std::string> case_cells(const OverheadTable& table) {
       auto add = [&cell, &c](const std::string& name) {
         auto it = c.params.find(name);
         if (it == c.params.end()) return;
-        cell += (cell.empty() ? "" : " ") + name + "=" + (it->is_string() ? it->get<std::string>() : canonical_value(*it));
+        cell +=
+            (cell.empty() ? "" : " ") + name + "=" + (it->is_string() ? it->get<std::string>() : canonical_value(*it));
       };
       for (const auto& name : shape_names) add(name);
       for (const auto& name : differing) add(name);
@@ -117,8 +118,8 @@ TextTable summary_table(const OverheadTable& table) {
 void table_section(TextDocument& doc, const ReportFile& report, const OverheadTable& table, double confidence_pct,
                    TimeSeries series, double alpha) {
   const bool device_column = report.result_devices().size() > 1;
-  std::vector<std::string> header = {"variant", "impl", "dtype",    "case", table.baseline, "time",
-                                     "over",    "est.", "interval", "gap",  "n"};
+  std::vector<std::string> header = {"variant", "impl",     "dtype", "case", table.baseline, "time", "over",
+                                     "est.",    "interval", "gap",   "n"};
   if (device_column) header.insert(header.begin(), "device");
   TextTable t(header);
   const size_t first_number = header.size() - 7;
@@ -134,19 +135,19 @@ void table_section(TextDocument& doc, const ReportFile& report, const OverheadTa
     for (const auto& cell :
          {c.variant, c.impl, c.dtype, cases[i], base_cell(row), time_cell(row),
           row.ratio ? format_percent(*row.ratio - 1) : std::string("-"), estimate_cell(row), interval_cell(row),
-          gap_cell(row),
-          samples_cell_of(row.base, alpha) + "/" + samples_cell_of(&c, alpha)}) {
+          gap_cell(row), samples_cell_of(row.base, alpha) + "/" + samples_cell_of(&c, alpha)}) {
       cells.push_back(cell);
     }
     t.add_row(cells);
   }
-  doc.paragraph({fmt::format("{}: {} case{} over {} at the same device, impl, dtype and shape ({} time medians; "
-                             "over: the medians' ratio; est. and interval ({:g}%): of each sample against the {} "
-                             "sample that began nearest it (the median pair and the sign test; gap: their median "
-                             "distance in time), or Hodges-Lehmann on pooled log times where the report has no "
-                             "start times (gap -); n: {} samples / the case's):",
-                             report.path, table.rows.size(), table.rows.size() == 1 ? "" : "s", table.baseline,
-                             series_name(series), confidence_pct, table.baseline, table.baseline)});
+  doc.paragraph(
+      {fmt::format("{}: {} case{} over {} at the same device, impl, dtype and shape ({} time medians; "
+                   "over: the medians' ratio; est. and interval ({:g}%): of each sample against the {} "
+                   "sample that began nearest it (the median pair and the sign test; gap: their median "
+                   "distance in time), or Hodges-Lehmann on pooled log times where the report has no "
+                   "start times (gap -); n: {} samples / the case's):",
+                   report.path, table.rows.size(), table.rows.size() == 1 ? "" : "s", table.baseline,
+                   series_name(series), confidence_pct, table.baseline, table.baseline)});
   doc.table(std::move(t));
   if (unmatched > 0) {
     doc.paragraph({fmt::format("{} case{} had no {} case at {} shape.", unmatched, unmatched == 1 ? "" : "s",
@@ -189,7 +190,8 @@ nlohmann::json row_json(const OverheadRow& row) {
                 {"confidence", row.interval->confidence},
                 {"exact", row.interval->exact},
                 {"paired", row.interval->paired},
-                {"median_gap_ns", row.interval->paired ? nlohmann::json(row.interval->median_gap_ns) : nlohmann::json(nullptr)}};
+                {"median_gap_ns",
+                 row.interval->paired ? nlohmann::json(row.interval->median_gap_ns) : nlohmann::json(nullptr)}};
   }
   return {{"device", c.device_info->key_name},
           {"variant", c.variant},

@@ -112,7 +112,8 @@ class CompareCommand : public Command {
   // --over: each report's cases against its own cases of one variant.
   int run_over() {
     const auto refuse = [this](bool given, const char* option) {
-      if (given) throw UsageError(fmt::format("--over {} compares cases within each report: {} does not apply", over_, option));
+      if (given)
+        throw UsageError(fmt::format("--over {} compares cases within each report: {} does not apply", over_, option));
     };
     refuse(gate_, "--gate");
     refuse(!confirm_path_.empty(), "--confirm");
