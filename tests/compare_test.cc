@@ -1529,6 +1529,32 @@ TEST(RatioInterval, PairedEndsAreTheSignTestsOrderStatistics) {
   EXPECT_TRUE(paired_ratio_interval(five, five_at, five_y, five_at, 0.9).has_value());
 }
 
+// compare --over: a case with start times but too few samples for the sign
+// test at the level takes the pooled interval, and says so (gap "-").
+TEST(CompareOver, TooFewSamplesToPairFallBackToThePooledInterval) {
+  const std::string dir = test::temp_dir("over_pool");
+  auto attn = [](const std::string& variant, double center, size_t n) {
+    CaseSpec c;
+    c.variant = variant;
+    c.impl = "flash";
+    c.params = {{"seq", 128}};
+    c.samples = samples_around(center, n, 0.05, 4);
+    return c;
+  };
+  json j = report_json({attn("attn.nope", 100, 5), attn("attn.t5", 150, 5), attn("attn.xl", 150, 12)});
+  j["results"][0]["time_ns"]["started_ns"] = {0, 10, 20, 30, 40};
+  j["results"][1]["time_ns"]["started_ns"] = {5, 15, 25, 35, 45};
+  j["results"][2]["time_ns"]["started_ns"] = {1, 2, 3, 11, 12, 13, 21, 22, 23, 31, 32, 33};
+  const auto r = test::run_pebench({"compare", "--over", "attn.nope", write_json(dir, "r.json", j), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json rows = json::parse(r.out)["reports"][0]["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["interval"]["paired"], false);  // 5 pairs cannot reach 99%: pooled 5 and 5 can
+  EXPECT_TRUE(rows[0]["interval"]["median_gap_ns"].is_null());
+  EXPECT_EQ(rows[1]["interval"]["paired"], true);  // 12 pairs can
+  EXPECT_DOUBLE_EQ(rows[1]["interval"]["median_gap_ns"].get<double>(), 2.0);
+}
+
 TEST(CompareOver, EachCaseMeetsTheBaselinesCaseOfItsShape) {
   const std::string dir = test::temp_dir("over");
   const json small = {{"batch", 1}, {"heads", 8}, {"kv_heads", 8}, {"seq", 128}, {"kv_seq", 128}, {"dim", 64},

@@ -44,8 +44,9 @@ struct OverheadRow {
   std::vector<std::string> differs;  // their other parameters that differ (non_shape_differences)
   // When both ran ok and were timed: their medians (in the compared
   // series), variant / base, and the interval of that ratio: paired by
-  // start time where both record it (paired_ratio_interval), else from
-  // the pooled samples (ratio_interval).
+  // start time where both record it (paired_ratio_interval), else, or
+  // where the case has too few samples for the sign test at this level,
+  // from the pooled samples (ratio_interval).
   std::optional<double> base_median, variant_median, ratio;
   std::optional<RatioInterval> interval;
 };

@@ -145,7 +145,8 @@ void table_section(TextDocument& doc, const ReportFile& report, const OverheadTa
                    "over: the medians' ratio; est. and interval ({:g}%): of each sample against the {} "
                    "sample that began nearest it (the median pair and the sign test; gap: their median "
                    "distance in time), or Hodges-Lehmann on pooled log times where the report has no "
-                   "start times (gap -); n: {} samples / the case's):",
+                   "start times or the case too few samples for the sign test (gap -); n: {} samples / the "
+                   "case's):",
                    report.path, table.rows.size(), table.rows.size() == 1 ? "" : "s", table.baseline,
                    series_name(series), confidence_pct, table.baseline, table.baseline)});
   doc.table(std::move(t));
