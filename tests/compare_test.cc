@@ -1529,17 +1529,22 @@ TEST(RatioInterval, PairedEndsAreTheSignTestsOrderStatistics) {
   EXPECT_TRUE(paired_ratio_interval(five, five_at, five_y, five_at, 0.9).has_value());
 }
 
+// A flash attention case of `variant` for compare --over's tests.
+CaseSpec attn_case(const std::string& variant, const json& params, std::vector<double> samples) {
+  CaseSpec c;
+  c.variant = variant;
+  c.impl = "flash";
+  c.params = params;
+  c.samples = std::move(samples);
+  return c;
+}
+
 // compare --over: a case with start times but too few samples for the sign
 // test at the level takes the pooled interval, and says so (gap "-").
 TEST(CompareOver, TooFewSamplesToPairFallBackToThePooledInterval) {
   const std::string dir = test::temp_dir("over_pool");
   auto attn = [](const std::string& variant, double center, size_t n) {
-    CaseSpec c;
-    c.variant = variant;
-    c.impl = "flash";
-    c.params = {{"seq", 128}};
-    c.samples = samples_around(center, n, 0.05, 4);
-    return c;
+    return attn_case(variant, {{"seq", 128}}, samples_around(center, n, 0.05, 4));
   };
   json j = report_json({attn("attn.nope", 100, 5), attn("attn.t5", 150, 5), attn("attn.xl", 150, 12)});
   j["results"][0]["time_ns"]["started_ns"] = {0, 10, 20, 30, 40};
@@ -1565,27 +1570,19 @@ TEST(CompareOver, EachCaseMeetsTheBaselinesCaseOfItsShape) {
     for (const auto& [k, v] : own.items()) shape[k] = v;
     return shape;
   };
-  auto attn = [](const std::string& variant, const json& params, std::vector<double> samples) {
-    CaseSpec c;
-    c.variant = variant;
-    c.impl = "flash";
-    c.params = params;
-    c.samples = std::move(samples);
-    return c;
-  };
   const std::vector<double> base_small = samples_around(100, 8, 0.1, 11), base_large = samples_around(400, 8, 0.1, 12);
-  CaseSpec failed = attn("attn.xl", small, scaled(base_small, 3));
+  CaseSpec failed = attn_case("attn.xl", small, scaled(base_small, 3));
   failed.status = "failed";
   CaseSpec other_family;
   other_family.samples = {1, 2, 3};
   const std::vector<CaseSpec> cases = {
-      attn("attn.nope", with(small, {{"scale", 0.125}}), base_small),
-      attn("attn.t5", with(small, {{"scale", 1.0}, {"num_buckets", 32}}), scaled(base_small, 1.25)),
-      attn("attn.nope", with(large, {{"scale", 0.125}}), base_large),
-      attn("attn.t5", with(large, {{"scale", 1.0}, {"num_buckets", 32}}), scaled(base_large, 1.5)),
-      attn("attn.rope", with(small, {{"scaling", "none"}, {"base", 10000}}), scaled(base_small, 1.1)),
-      attn("attn.rope", with(small, {{"scaling", "yarn"}, {"base", 10000}}), scaled(base_small, 1.2)),
-      attn("attn.tupe", with(small, {{"seq", 512}, {"kv_seq", 512}}), base_small),  // no nope at seq 512
+      attn_case("attn.nope", with(small, {{"scale", 0.125}}), base_small),
+      attn_case("attn.t5", with(small, {{"scale", 1.0}, {"num_buckets", 32}}), scaled(base_small, 1.25)),
+      attn_case("attn.nope", with(large, {{"scale", 0.125}}), base_large),
+      attn_case("attn.t5", with(large, {{"scale", 1.0}, {"num_buckets", 32}}), scaled(base_large, 1.5)),
+      attn_case("attn.rope", with(small, {{"scaling", "none"}, {"base", 10000}}), scaled(base_small, 1.1)),
+      attn_case("attn.rope", with(small, {{"scaling", "yarn"}, {"base", 10000}}), scaled(base_small, 1.2)),
+      attn_case("attn.tupe", with(small, {{"seq", 512}, {"kv_seq", 512}}), base_small),  // no nope at seq 512
       failed,
       other_family,
   };
@@ -1634,12 +1631,7 @@ TEST(CompareOver, EachCaseMeetsTheBaselinesCaseOfItsShape) {
 TEST(CompareOver, OfSeveralBaselineCasesTheClosestIsTaken) {
   const std::string dir = test::temp_dir("over_twins");
   auto attn = [](const std::string& variant, double scale, double center) {
-    CaseSpec c;
-    c.variant = variant;
-    c.impl = "flash";
-    c.params = {{"seq", 128}, {"scale", scale}};
-    c.samples = samples_around(center, 6, 0.05, 3);
-    return c;
+    return attn_case(variant, {{"seq", 128}, {"scale", scale}}, samples_around(center, 6, 0.05, 3));
   };
   const std::string path = write_json(
       dir, "twins.json",

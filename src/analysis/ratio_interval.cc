@@ -52,6 +52,13 @@ bool all_positive_finite(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [](double s) { return std::isfinite(s) && s > 0; });
 }
 
+// What both intervals need: samples on each side, every one a positive,
+// finite time, and a level strictly between 0 and 1.
+bool usable(const std::vector<double>& x, const std::vector<double>& y, double confidence) {
+  return !x.empty() && !y.empty() && all_positive_finite(x) && all_positive_finite(y) && confidence > 0 &&
+         confidence < 1;
+}
+
 // The largest k >= 1 with P(B <= k - 1) <= alpha / 2 for B ~ Binomial(n, 1/2),
 // or 0: the sign test's interval is [d_(k), d_(n + 1 - k)].
 size_t sign_test_rank(size_t n, double alpha) {
@@ -72,9 +79,8 @@ size_t sign_test_rank(size_t n, double alpha) {
 std::optional<RatioInterval> paired_ratio_interval(const std::vector<double>& x, const std::vector<double>& x_started,
                                                    const std::vector<double>& y, const std::vector<double>& y_started,
                                                    double confidence) {
-  if (x.empty() || y.empty() || !all_positive_finite(x) || !all_positive_finite(y)) return std::nullopt;
+  if (!usable(x, y, confidence)) return std::nullopt;
   if (x_started.size() != x.size() || y_started.size() != y.size()) return std::nullopt;
-  if (!(confidence > 0 && confidence < 1)) return std::nullopt;
   const size_t k = sign_test_rank(y.size(), 1 - confidence);
   if (k == 0) return std::nullopt;
   // x's samples by start time, to find each y sample's nearest.
@@ -110,8 +116,7 @@ std::optional<RatioInterval> paired_ratio_interval(const std::vector<double>& x,
 }
 
 std::optional<RatioInterval> ratio_interval(std::vector<double> x, std::vector<double> y, double confidence) {
-  if (x.empty() || y.empty() || !all_positive_finite(x) || !all_positive_finite(y)) return std::nullopt;
-  if (!(confidence > 0 && confidence < 1)) return std::nullopt;
+  if (!usable(x, y, confidence)) return std::nullopt;
   std::sort(x.begin(), x.end());
   std::sort(y.begin(), y.end());
   if (x.size() * y.size() > kMaxPairs) {
