@@ -14,6 +14,8 @@
 #                        the manifest's folder)
 #     gpu-check.sh       scripts/gpu-check.sh: `./gpu-check.sh [--smoke] OUT`
 #     pebench.sh         bin/pebench with LD_LIBRARY_PATH and VK_LAYER_PATH set
+#     icd/               nvidia_egl_icd.json: NVIDIA's driver through its EGL
+#                        library, for machines without a display
 #     tools/peers/       when the checkout has it
 #     README.txt         how to run it, what is in it, the commit, the glibc it needs
 #     MANIFEST.txt       every other file with its size and sha256
@@ -159,6 +161,12 @@ if [[ -d tools/peers ]]; then
   cp -r tools/peers "$b/tools/peers"
   find "$b/tools/peers" \( -name __pycache__ -o -name '*.pyc' \) -prune -exec rm -rf {} +
 fi
+# NVIDIA's usual ICD, libGLX_nvidia.so.0, gives no device where there is no
+# display (a headless container: "Could not get 'vkCreateInstance' via
+# 'vk_icdGetInstanceProcAddr'"); the same driver's EGL library does.
+mkdir -p "$b/icd"
+printf '{\n    "file_format_version": "1.0.1",\n    "ICD": { "library_path": "libEGL_nvidia.so.0", "api_version": "1.3.0" }\n}\n' \
+  >"$b/icd/nvidia_egl_icd.json"
 cat >"$b/pebench.sh" <<'EOF'
 #!/bin/sh
 # bin/pebench with the bundle's libraries and validation layer: ./pebench.sh devices
@@ -230,6 +238,13 @@ gpu-check.sh exits 0 when every case passed. pebench.sh and gpu-check.sh set
 LD_LIBRARY_PATH=<bundle>/lib and VK_LAYER_PATH=<bundle>/layers; to run
 bin/pebench yourself, set both the same way.
 
+No NVIDIA device, and VK_LOADER_DEBUG=error says "Could not get
+'vkCreateInstance' via 'vk_icdGetInstanceProcAddr' for ICD
+libGLX_nvidia.so.0"? That is NVIDIA's GLX library without a display (a
+headless container); its EGL library works there:
+
+    VK_DRIVER_FILES=\$PWD/icd/nvidia_egl_icd.json ./gpu-check.sh OUT
+
 Needs glibc $glibc or later (ldd --version prints yours): the highest
 GLIBC_x.y symbol version the bundled files reference, from $glibc_by.
 Per file:
@@ -242,6 +257,8 @@ $lib_lines    layers/VkLayer_khronos_validation.json
                   the validation layer's manifest, library_path ../lib/$layer_so
     gpu-check.sh  the GPU check (above)
     pebench.sh    bin/pebench with the bundle's libraries and layer
+    icd/nvidia_egl_icd.json
+                  a Vulkan driver manifest for NVIDIA's EGL library (above)
 $peers_line
     README.txt    this file
     MANIFEST.txt  every other file: path, size in bytes, sha256

@@ -54,7 +54,7 @@ diff -r "$work/dist/$name" "$b" >/dev/null || fail "the tarball differs from the
 
 # --- what it holds -----------------------------------------------------------------
 for f in bin/pebench lib/libvulkan.so.1 lib/libVkLayer_khronos_validation.so lib/libstdc++.so.6 lib/libgcc_s.so.1 \
-  layers/VkLayer_khronos_validation.json gpu-check.sh pebench.sh README.txt MANIFEST.txt; do
+  layers/VkLayer_khronos_validation.json icd/nvidia_egl_icd.json gpu-check.sh pebench.sh README.txt MANIFEST.txt; do
   [[ -f $b/$f ]] || fail "$f missing from the bundle"
 done
 [[ -n $(ls "$b"/lib/libfmt.so.* 2>/dev/null) && -n $(ls "$b"/lib/libbenchmark.so.* 2>/dev/null) ]] ||
