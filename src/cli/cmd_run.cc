@@ -53,7 +53,7 @@ class RunCommand : public Command {
     app.add_option("--device", device_, "all | INDEX | NAME-SUBSTRING (default: first discrete GPU, else first device)");
     app.add_option("--variant", variants_, "variant globs, comma-separated (e.g. 'attn.*,rope.apply')");
     app.add_option("--impl", impls_, "impls, comma-separated (e.g. naive,flash)");
-    app.add_option("--preset", preset_, "named sweep: quick, standard, llm, mobile");
+    app.add_option("--preset", preset_, "named sweep: quick, standard, llm, kernels, mobile, gpu");
     for (const auto& [flag, key] : kAxisFlags) app.add_option(flag, axis_text_[key], "sweep axis " + key + " (comma list)");
     app.add_option("--param", params_, "KEY=V[,V...] for any variant parameter (repeatable)");
     app.add_option("--out", out_, "report file")->capture_default_str();
@@ -85,6 +85,11 @@ class RunCommand : public Command {
     app.add_option("--timeout", timeout_s_, "seconds one submission may take before the device is given up")
         ->capture_default_str()
         ->check(submit_timeout_seconds());
+    app.add_option("--memory", memory_,
+                   "where kernel operands live: host (mapped where device-local memory is host-visible) or "
+                   "discrete (device-local, never mapped; uploads and readbacks through staging buffers). "
+                   "Default: discrete on a discrete GPU (or --emulate profile of one), else host")
+        ->check(CLI::IsMember({"host", "discrete"}));
   }
 
   int run(CLI::App& app) override {
@@ -110,7 +115,7 @@ class RunCommand : public Command {
     if (!emulate_.empty()) profile = load_profile(emulate_);
     std::vector<InjectedSlowdown> injected;
     for (const auto& text : slowdowns_) injected.push_back(parse_slowdown(text, Registry::instance()));
-    const auto planned = expand_sweep(Registry::instance(), spec);
+    const auto planned = expand_preset_sweep(spec, preset);
     if (planned.empty()) throw UsageError("the selection matches no case");
 
     // Google Benchmark flags: pebench applies the output, filter and listing
@@ -257,8 +262,11 @@ class RunCommand : public Command {
                                      "pipelines", idx, info.name, ctx.value()->device().cannot_execute_reason()));
       }
       open.contexts.push_back(std::move(ctx).value());
-      open.contexts.back()->device().set_submit_timeout(timeout_s_);
+      Device& device = open.contexts.back()->device();
+      device.set_submit_timeout(timeout_s_);
+      if (!memory_.empty()) device.set_memory_mode(memory_ == "discrete" ? MemoryMode::kDiscrete : MemoryMode::kHost);
       open.devices.push_back(device_json(info));
+      open.devices.back()["memory"] = memory_mode_name(device.memory_mode());
       gb_add_device_context(open.devices.back(), selected.size() > 1);
       if (!no_peak_ && !compile_only_) measure_roofs(*open.contexts.back(), idx, open.devices.back(), open.roofs);
       for (const auto& [device, pc] : kept.cases) {
@@ -389,7 +397,7 @@ class RunCommand : public Command {
   std::string device_, variants_, impls_, preset_, out_ = "reports/latest.json", dump_;
   std::map<std::string, std::string> axis_text_;
   std::vector<std::string> params_, slowdowns_;
-  std::string emulate_, tune_from_;
+  std::string emulate_, tune_from_, memory_;
   TuningPresets tune_presets_;  // --tune-from's choices, read before any device opens
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false,
        tune_ = false;

@@ -8,6 +8,24 @@
 
 namespace pebench {
 
+namespace {
+
+// A device-local type the host cannot map (a discrete GPU's VRAM, not its
+// BAR window), else any device-local type; UINT32_MAX if none.
+uint32_t device_only_memory_type(const Device& device, uint32_t type_bits) {
+  const auto& props = device.memory_properties();
+  for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
+    const VkMemoryPropertyFlags flags = props.memoryTypes[i].propertyFlags;
+    if ((type_bits & (1u << i)) && (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) &&
+        !(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
+      return i;
+    }
+  }
+  return device.find_memory_type(type_bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceSize size, MemoryUse use) {
   std::unique_ptr<Buffer> self(new Buffer(device));
   self->size_ = size < 4 ? 4 : (size + 3) / 4 * 4;
@@ -25,9 +43,12 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
   vkGetBufferMemoryRequirements(device.handle(), self->buffer_, &req);
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   uint32_t type = UINT32_MAX;
+  const bool discrete = use == MemoryUse::kDevice && device.memory_mode() == MemoryMode::kDiscrete;
   switch (use) {
     case MemoryUse::kDevice:
-      if (device.info().has_unified_memory) {
+      if (discrete) {
+        type = device_only_memory_type(device, req.memoryTypeBits);
+      } else if (device.info().has_unified_memory) {
         type = device.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host);
       }
       if (type == UINT32_MAX) type = device.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -51,7 +72,7 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
   PB_VK_RETURN_IF_ERROR(vkAllocateMemory(device.handle(), &alloc, nullptr, &self->memory_));
   PB_VK_RETURN_IF_ERROR(vkBindBufferMemory(device.handle(), self->buffer_, self->memory_, 0));
   const VkMemoryPropertyFlags flags = device.memory_properties().memoryTypes[type].propertyFlags;
-  if ((flags & host) == host) {
+  if ((flags & host) == host && !discrete) {
     PB_VK_RETURN_IF_ERROR(vkMapMemory(device.handle(), self->memory_, 0, VK_WHOLE_SIZE, 0, &self->mapped_));
   }
   return self;
@@ -66,13 +87,18 @@ Buffer::~Buffer() {
 
 namespace {
 
+// The copy waits for every earlier submission's shader writes (a fence wait
+// alone makes nothing visible to the next submission's transfer), and a
+// readback's copy is made visible to the host before the fence signals.
 Status copy_on_device(const Device& device, const Buffer& src, VkDeviceSize src_offset, const Buffer& dst,
-                      VkDeviceSize dst_offset, size_t bytes) {
+                      VkDeviceSize dst_offset, size_t bytes, bool for_host) {
   auto cmd = CommandBuffer::Create(device);
   PB_RETURN_IF_ERROR(cmd.status());
   CommandBuffer& c = *cmd.value();
   PB_RETURN_IF_ERROR(c.begin());
+  c.compute_barrier();
   c.copy(src, src_offset, dst, dst_offset, bytes);
+  if (for_host) c.host_read_barrier();
   PB_RETURN_IF_ERROR(c.end());
   return c.submit_and_wait();
 }
@@ -91,7 +117,7 @@ Status upload(const Device& device, Buffer& dst, const void* data, size_t bytes,
   auto staging = Buffer::Create(device, bytes, MemoryUse::kStaging);
   PB_RETURN_IF_ERROR(staging.status());
   std::memcpy(staging.value()->mapped(), data, bytes);
-  return copy_on_device(device, *staging.value(), 0, dst, offset, bytes);
+  return copy_on_device(device, *staging.value(), 0, dst, offset, bytes, /*for_host=*/false);
 }
 
 Status download(const Device& device, const Buffer& src, void* data, size_t bytes, VkDeviceSize offset) {
@@ -105,7 +131,7 @@ Status download(const Device& device, const Buffer& src, void* data, size_t byte
   }
   auto readback = Buffer::Create(device, bytes, MemoryUse::kReadback);
   PB_RETURN_IF_ERROR(readback.status());
-  PB_RETURN_IF_ERROR(copy_on_device(device, src, offset, *readback.value(), 0, bytes));
+  PB_RETURN_IF_ERROR(copy_on_device(device, src, offset, *readback.value(), 0, bytes, /*for_host=*/true));
   std::memcpy(data, readback.value()->mapped(), bytes);
   return Status();
 }

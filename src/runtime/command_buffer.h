@@ -35,6 +35,9 @@ class CommandBuffer {
   void push_constants(const ComputePipeline& pipeline, const void* data, uint32_t bytes);
   void dispatch(uint32_t x, uint32_t y = 1, uint32_t z = 1);
   void compute_barrier();
+  // Shader and transfer writes before it become visible to the host once
+  // the submission's fence signals (a readback).
+  void host_read_barrier();
   // Fills `size` bytes (a multiple of 4, or VK_WHOLE_SIZE) from byte `offset` with `value`.
   void fill(const Buffer& buffer, uint32_t value, VkDeviceSize offset = 0, VkDeviceSize size = VK_WHOLE_SIZE);
   void copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes) { copy(src, 0, dst, 0, bytes); }

@@ -6,9 +6,12 @@
 
 namespace pebench {
 
+const char* memory_mode_name(MemoryMode mode) { return mode == MemoryMode::kDiscrete ? "discrete" : "host"; }
+
 StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const PhysicalDeviceInfo& info) {
   std::unique_ptr<Device> self(new Device(info));
   vkGetPhysicalDeviceMemoryProperties(info.handle, &self->memory_);
+  if (info.type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) self->memory_mode_ = MemoryMode::kDiscrete;
   const bool v12 = info.api_version >= VK_API_VERSION_1_2;
   const bool v13 = info.api_version >= VK_API_VERSION_1_3;
   const DeviceFeatures& has = info.features;

@@ -26,6 +26,20 @@
 
 namespace pebench {
 
+// Where kernel operands live (run --memory; interface.md).
+enum class MemoryMode {
+  // Device-local memory that the host also maps where the main device-local
+  // heap is host-visible and coherent (integrated GPUs, lavapipe): uploads
+  // and readbacks are a memcpy.
+  kHost,
+  // Device-local memory the host never maps, as on a discrete GPU: every
+  // upload and readback goes through a staging buffer and a copy on the
+  // queue, also where the memory could be mapped (lavapipe runs a discrete
+  // GPU's path this way).
+  kDiscrete,
+};
+const char* memory_mode_name(MemoryMode mode);
+
 class Device {
  public:
   static StatusOr<std::unique_ptr<Device>> Create(const Instance& instance, const PhysicalDeviceInfo& info);
@@ -40,6 +54,10 @@ class Device {
   const PhysicalDeviceInfo& info() const { return info_; }
   const DeviceFeatures& enabled() const { return enabled_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+  // kDiscrete for a discrete GPU (also one a device profile describes:
+  // Create() gets the profile's view), else kHost; set before any buffer.
+  MemoryMode memory_mode() const { return memory_mode_; }
+  void set_memory_mode(MemoryMode mode) { memory_mode_ = mode; }
   TimestampClock timestamp_clock() const {
     return TimestampClock{info_.timestamp_valid_bits, static_cast<double>(info_.limits.timestamp_period)};
   }
@@ -68,6 +86,7 @@ class Device {
   PhysicalDeviceInfo info_;
   DeviceFeatures enabled_;
   VkPhysicalDeviceMemoryProperties memory_{};
+  MemoryMode memory_mode_ = MemoryMode::kHost;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;

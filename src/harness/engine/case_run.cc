@@ -272,6 +272,7 @@ void CaseRun::fill_outputs_with_nan() {
   Device& dev = ctx_.device();
   auto fill = CommandBuffer::Create(dev).value();
   throw_if_error(fill->begin());
+  fill->compute_barrier();  // after the uploads and any earlier run's writes
   for (const auto& t : descs_) {
     if (t.role != TensorRole::kOutput) continue;
     const TensorPlacement& at = layout_.at(t.name);
@@ -296,6 +297,10 @@ void CaseRun::record(int passes) {
   // recorder counts only the sets it allocated itself).
   pools_.clear();
   throw_if_error(cmd_->begin());
+  // Earlier submissions' uploads (copies, on a discrete GPU) and writes
+  // (the NaN fill, the last timed run) become visible to this one: a fence
+  // wait orders them but makes nothing visible to later device work.
+  cmd_->compute_barrier();
   if (timestamps_) {
     cmd_->reset_queries(*timestamps_);
     cmd_->write_timestamp(*timestamps_, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);

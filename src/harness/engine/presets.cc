@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
+
+#include "harness/contract/errors.h"
 
 namespace pebench {
 
@@ -65,8 +69,89 @@ const std::vector<Preset>& presets() {
        {},
        0.1,
        /*f32_without_16bit_storage=*/true},
+      {"gpu",
+       "a discrete GPU's measurement (issue 42's goals): flash attention at N = M = 2048 and 8192 (MHA and GQA, "
+       "causal and not) for PyTorch SDPA beside it, every attention variant at 4096 for its overhead over nope, "
+       "decode against 8K to 64K keys, and the elementwise variants at 64 to 128 MB; both dtypes",
+       {},
+       {},
+       {},
+       0.05,
+       /*f32_without_16bit_storage=*/false,
+       /*repetitions=*/0,
+       /*warmup_s=*/0.02,
+       {
+           // What tools/peers/torch_peer.py times beside it.
+           {{"attn.nope"},
+            {"flash"},
+            {{"batch", {"1"}},
+             {"heads", {"32"}},
+             {"kv_heads", {"32", "8"}},
+             {"dim", {"64", "128"}},
+             {"seq", {"2048", "8192"}},
+             {"causal", {"0", "1"}},
+             {"dtype", {"f32", "f16"}}}},
+           {{"attn.alibi", "attn.t5"},
+            {"flash"},
+            {{"batch", {"1"}},
+             {"heads", {"32"}},
+             {"kv_heads", {"32", "8"}},
+             {"dim", {"128"}},
+             {"seq", {"2048"}},
+             {"causal", {"0", "1"}},
+             {"dtype", {"f32", "f16"}}}},
+           // compare --over attn.nope: every encoding at one shape.
+           {{"attn.*"},
+            {"flash"},
+            {{"batch", {"1"}}, {"heads", {"32"}}, {"dim", {"64", "128"}}, {"seq", {"4096"}}, {"dtype", {"f32"}}}},
+           // Decode: one query against a long KV cache, K and V read once.
+           {{"attn.nope", "attn.rope"},
+            {"flash"},
+            {{"batch", {"1"}},
+             {"heads", {"32"}},
+             {"kv_heads", {"8"}},
+             {"dim", {"128"}},
+             {"seq", {"1"}},
+             {"kv_seq", {"8192", "32768", "65536"}},
+             {"causal", {"1"}},
+             {"dtype", {"f32", "f16"}}}},
+           // Memory-bound kernels at 32 MB or more: 8192 x 4096 values.
+           // (abs.floater integrates on one workgroup: not a bandwidth kernel.)
+           {{"rope.apply", "abs.learned", "abs.sinusoidal", "abs.hierarchical", "abs.complex_order", "abs.conv",
+             "abs.conv_grouped", "abs.recurrent", "abs.multiplicative"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"32"}}, {"dim", {"128"}}, {"seq", {"8192"}}, {"dtype", {"f32", "f16"}}}},
+       }},
   };
   return kPresets;
+}
+
+std::vector<PlannedCase> expand_preset_sweep(const SweepSpec& spec, const Preset* preset) {
+  if (!preset || preset->parts.empty()) return expand_sweep(Registry::instance(), spec);
+  std::vector<PlannedCase> planned;
+  std::set<std::string> seen;
+  std::optional<UsageError> first_error;
+  bool any = false;
+  for (const PresetPart& part : preset->parts) {
+    SweepSpec s = spec;
+    if (s.variant_globs.empty()) s.variant_globs = part.variants;
+    if (s.impls.empty()) s.impls = part.impls;
+    s.preset_axes = part.axes;
+    s.preset_overrides.clear();
+    std::vector<PlannedCase> cases;
+    try {
+      cases = expand_sweep(Registry::instance(), s);
+    } catch (const UsageError& e) {
+      if (!first_error) first_error = e;
+      continue;
+    }
+    any = true;
+    for (auto& pc : cases) {
+      if (seen.insert(pc.variant->id() + "|" + pc.params.canonical()).second) planned.push_back(std::move(pc));
+    }
+  }
+  if (!any && first_error) throw *first_error;
+  return planned;
 }
 
 const Preset* find_preset(const std::string& name) {

@@ -11,6 +11,13 @@
 
 namespace pebench {
 
+// One sweep of a preset made of several: its own variants, impls and axes.
+struct PresetPart {
+  std::vector<std::string> variants;  // globs
+  std::vector<std::string> impls;     // empty: every impl of each variant
+  AxisSet axes;
+};
+
 struct Preset {
   std::string name;
   std::string description;
@@ -30,10 +37,21 @@ struct Preset {
   // Unrecorded seconds a case runs whenever the run switches to it
   // (DriverOptions::warmup_s) unless --warmup is given.
   double warmup_s = 0;
+  // Non-empty: the preset is the union of these sweeps (variants, axes and
+  // overrides above are then unused), so that each group of shapes sweeps
+  // only the variants it is for instead of one cross product of all.
+  std::vector<PresetPart> parts;
 };
 
 const std::vector<Preset>& presets();
 const Preset* find_preset(const std::string& name);
+
+// The cases the sweep names (expand_sweep); for a preset of several parts,
+// the union of the parts' sweeps, each case once, in part order, with the
+// command line's variants, impls and axes over every part (a part none of
+// whose variants has a command-line key is left out; if every part is, the
+// first one's error is thrown).
+std::vector<PlannedCase> expand_preset_sweep(const SweepSpec& spec, const Preset* preset);
 
 // The cases `planned` (expanded from `spec`, which came from `preset`) as
 // they run on `device`: re-expanded with f32 in place of f16 where the preset
