@@ -71,6 +71,36 @@ TEST(Runtime, BufferRoundTripThroughEveryPath) {
   test::expect_no_validation_errors(before);
 }
 
+// A discrete GPU's path on any device: kernel operands never mapped, every
+// transfer through staging, whatever memory types the device offers.
+TEST(Runtime, DiscreteMemoryModeNeverMapsKernelOperands) {
+  const uint64_t before = test::instance().validation_error_count();
+  Device& dev = test::gpu().device();
+  const MemoryMode was = dev.memory_mode();
+  EXPECT_EQ(was == MemoryMode::kDiscrete, dev.info().type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU);
+  dev.set_memory_mode(MemoryMode::kDiscrete);
+  std::vector<uint32_t> data(4099);
+  std::iota(data.begin(), data.end(), 0x5eed0000u);
+  const size_t bytes = data.size() * 4;
+  auto buf = Buffer::Create(dev, bytes, MemoryUse::kDevice).value();
+  EXPECT_EQ(buf->mapped(), nullptr);
+  ASSERT_TRUE(upload(dev, *buf, data.data(), bytes).ok());
+  std::vector<uint32_t> back(data.size(), 0);
+  ASSERT_TRUE(download(dev, *buf, back.data(), bytes).ok());
+  EXPECT_EQ(back, data);
+  // Staging and readback buffers stay mapped in either mode.
+  EXPECT_NE(Buffer::Create(dev, bytes, MemoryUse::kStaging).value()->mapped(), nullptr);
+  EXPECT_NE(Buffer::Create(dev, bytes, MemoryUse::kReadback).value()->mapped(), nullptr);
+  dev.set_memory_mode(MemoryMode::kHost);
+  // kHost maps exactly where memory is unified (lavapipe, integrated GPUs).
+  EXPECT_EQ(Buffer::Create(dev, bytes, MemoryUse::kDevice).value()->mapped() != nullptr,
+            dev.info().has_unified_memory);
+  dev.set_memory_mode(was);
+  EXPECT_STREQ(memory_mode_name(MemoryMode::kDiscrete), "discrete");
+  EXPECT_STREQ(memory_mode_name(MemoryMode::kHost), "host");
+  test::expect_no_validation_errors(before);
+}
+
 // y = x + table[offset + n] with the abs_learned shader, dispatched by hand.
 TEST(Runtime, DispatchComputesAndTimestampsAreMonotonic) {
   const uint64_t before = test::instance().validation_error_count();

@@ -91,9 +91,57 @@ TEST(Sweep, EveryPresetExpandsWithoutErrors) {
     spec.variant_globs = p.variants;
     spec.preset_axes = p.axes;
     spec.preset_overrides = p.overrides;
-    EXPECT_FALSE(expand_sweep(Registry::instance(), spec).empty());
+    EXPECT_FALSE(expand_preset_sweep(spec, &p).empty());
   }
-  for (const char* name : {"quick", "standard", "llm", "mobile"}) EXPECT_NE(find_preset(name), nullptr) << name;
+  for (const char* name : {"quick", "standard", "llm", "mobile", "gpu"}) EXPECT_NE(find_preset(name), nullptr) << name;
+}
+
+namespace {
+
+// The value of `key` in a planned case, as text.
+std::string value_of(const PlannedCase& pc, const std::string& key) { return param_to_string(pc.params.get(key)); }
+
+}  // namespace
+
+// A preset of parts is the union of its sweeps: each part's shapes for its
+// own variants only, each case once, the command line over every part.
+TEST(Sweep, PresetPartsAreAUnionOfSweeps) {
+  const Preset* gpu = find_preset("gpu");
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_GE(gpu->parts.size(), 2u);
+  const auto cases = expand_preset_sweep(SweepSpec{}, gpu);
+  std::set<std::string> seen;
+  size_t nope_8192 = 0, decode = 0;
+  for (const auto& pc : cases) {
+    EXPECT_TRUE(seen.insert(pc.variant->id() + "|" + pc.params.canonical()).second) << pc.params.canonical();
+    const std::string id = pc.variant->id();
+    if (id.rfind("attn.", 0) == 0) EXPECT_EQ(value_of(pc, "impl"), "flash") << pc.params.canonical();
+    EXPECT_NE(id, "abs.floater");  // in no part
+    if (id == "attn.nope" && value_of(pc, "seq") == "8192") ++nope_8192;
+    if (value_of(pc, "seq") == "1") {
+      ++decode;
+      EXPECT_TRUE(id == "attn.nope" || id == "attn.rope") << id;  // decode's part names these two only
+    }
+    // 4096 is the overhead part's length: attention alone, never rope.apply.
+    if (value_of(pc, "seq") == "4096") EXPECT_EQ(id.rfind("attn.", 0), 0u) << id;
+  }
+  EXPECT_EQ(nope_8192, 16u);  // MHA/GQA x D 64/128 x causal 0/1 x f32/f16
+  EXPECT_EQ(decode, 12u);     // nope and rope x 3 key lengths x 2 dtypes
+  // The command line narrows every part.
+  SweepSpec f32;
+  f32.axes["dtype"] = {"f32"};
+  const auto narrowed = expand_preset_sweep(f32, gpu);
+  EXPECT_FALSE(narrowed.empty());
+  EXPECT_LT(narrowed.size(), cases.size());
+  for (const auto& pc : narrowed) EXPECT_EQ(value_of(pc, "dtype"), "f32");
+  // A key only some parts' variants have leaves the others out...
+  SweepSpec kv;
+  kv.axes["kv_seq"] = {"16384"};
+  for (const auto& pc : expand_preset_sweep(kv, gpu)) EXPECT_EQ(pc.variant->family(), "attn");
+  // ...and one that none has is the usual usage error.
+  SweepSpec bad;
+  bad.axes["no_such_key"] = {"1"};
+  EXPECT_THROW(expand_preset_sweep(bad, gpu), UsageError);
 }
 
 TEST(Validation, SampleRowsIsDeterministicAndCoversTheEnds) {
