@@ -164,6 +164,30 @@ TEST(Cli, RunRefusesToReplaceAReadOnlyReport) {
   EXPECT_EQ(fs::status(out).permissions() & fs::perms::all, fs::perms::owner_read);
 }
 
+// A discrete GPU's memory path on the test device: every case validates
+// with its operands behind staging copies, and the report says which path ran.
+TEST(Cli, MemoryDiscreteValidatesAndIsRecorded) {
+  const std::string dir = test::temp_dir("memory");
+  for (const char* mode : {"discrete", "host"}) {
+    SCOPED_TRACE(mode);
+    const std::string out = dir + "/" + mode + ".json";
+    const auto r = test::run_pebench({"run", "--variant", "attn.nope,attn.t5,rope.apply,abs.learned", "--seq", "33",
+                                      "--kv-seq", "47", "--heads", "4", "--kv-heads", "2", "--dim", "16", "--memory",
+                                      mode, "--out", out, "--quiet", "--benchmark_min_time=0.001"});
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto rep = nlohmann::json::parse(test::read_file(out));
+    EXPECT_EQ(rep["devices"][0]["memory"], mode);
+    ASSERT_FALSE(rep["results"].empty());
+    for (const auto& res : rep["results"]) {
+      EXPECT_EQ(res["status"], "ok") << res.dump();
+      EXPECT_TRUE(res["validation"]["passed"].get<bool>()) << res.dump();
+    }
+  }
+  const auto bad = test::run_pebench({"run", "--variant", "abs.learned", "--memory", "vram", "--out", dir + "/b.json"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("vram"), std::string::npos) << bad.out;
+}
+
 TEST(Cli, DevicesJsonListsTheTestDevice) {
   const auto r = test::run_pebench({"devices", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out;

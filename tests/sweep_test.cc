@@ -126,7 +126,7 @@ TEST(Sweep, PresetPartsAreAUnionOfSweeps) {
     if (value_of(pc, "seq") == "4096") EXPECT_EQ(id.rfind("attn.", 0), 0u) << id;
   }
   EXPECT_EQ(nope_8192, 16u);  // MHA/GQA x D 64/128 x causal 0/1 x f32/f16
-  EXPECT_EQ(decode, 12u);     // nope and rope x 3 key lengths x 2 dtypes
+  EXPECT_EQ(decode, 8u);      // nope x 3 key lengths and rope x 1, x 2 dtypes
   // The command line narrows every part.
   SweepSpec f32;
   f32.axes["dtype"] = {"f32"};

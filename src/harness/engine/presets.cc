@@ -72,7 +72,7 @@ const std::vector<Preset>& presets() {
       {"gpu",
        "a discrete GPU's measurement (issue 42's goals): flash attention at N = M = 2048 and 8192 (MHA and GQA, "
        "causal and not) for PyTorch SDPA beside it, every attention variant at 4096 for its overhead over nope, "
-       "decode against 8K to 64K keys, and the elementwise variants at 64 to 128 MB; both dtypes",
+       "decode against 8K to 64K keys, and the elementwise variants at 32 to 64 MB; both dtypes",
        {},
        {},
        {},
@@ -104,8 +104,9 @@ const std::vector<Preset>& presets() {
            {{"attn.*"},
             {"flash"},
             {{"batch", {"1"}}, {"heads", {"32"}}, {"dim", {"64", "128"}}, {"seq", {"4096"}}, {"dtype", {"f32"}}}},
-           // Decode: one query against a long KV cache, K and V read once.
-           {{"attn.nope", "attn.rope"},
+           // Decode: one query against a long KV cache, K and V read once;
+           // rotary decode at one length beside it.
+           {{"attn.nope"},
             {"flash"},
             {{"batch", {"1"}},
              {"heads", {"32"}},
@@ -115,12 +116,23 @@ const std::vector<Preset>& presets() {
              {"kv_seq", {"8192", "32768", "65536"}},
              {"causal", {"1"}},
              {"dtype", {"f32", "f16"}}}},
-           // Memory-bound kernels at 32 MB or more: 8192 x 4096 values.
+           {{"attn.rope"},
+            {"flash"},
+            {{"batch", {"1"}},
+             {"heads", {"32"}},
+             {"kv_heads", {"8"}},
+             {"dim", {"128"}},
+             {"seq", {"1"}},
+             {"kv_seq", {"32768"}},
+             {"causal", {"1"}},
+             {"dtype", {"f32", "f16"}}}},
+           // Memory-bound kernels at 32 MB or more: 8192 x 2048 values, 64 MB
+           // in f32 and 32 MB in f16 each way.
            // (abs.floater integrates on one workgroup: not a bandwidth kernel.)
            {{"rope.apply", "abs.learned", "abs.sinusoidal", "abs.hierarchical", "abs.complex_order", "abs.conv",
              "abs.conv_grouped", "abs.recurrent", "abs.multiplicative"},
             {},
-            {{"batch", {"1"}}, {"heads", {"32"}}, {"dim", {"128"}}, {"seq", {"8192"}}, {"dtype", {"f32", "f16"}}}},
+            {{"batch", {"1"}}, {"heads", {"16"}}, {"dim", {"128"}}, {"seq", {"8192"}}, {"dtype", {"f32", "f16"}}}},
        }},
   };
   return kPresets;
