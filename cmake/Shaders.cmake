@@ -5,9 +5,41 @@
 # any include rebuilds exactly what depends on it. Adding a shader needs no
 # edit here: the glob picks it up at the next build; a further build of a
 # source with other defines is a "// pebench-build:" line in it (below).
+#
+# Per build: glslc -g -> <stem>.<dtype>.g.spv; cmake/spirv_strip_debug.py
+# drops the debug instructions that -g brings besides the names (the source
+# text, file names, line info: about 45% of the words), writes <stem>.<dtype>.spv,
+# validates it with spirv-val --target-env vulkan1.1 (a failure fails the
+# build) and only then writes <stem>.<dtype>.inc, the C initializer that
+# embedded_shaders.cc includes.
 set(PEBENCH_SHADER_DTYPES f32 f16)
-# -g keeps OpName, so pipelines can name their spec constants (runtime/spirv_reflect.h).
+# -g keeps OpName, so pipelines can name their spec constants (runtime/spirv_reflect.h);
+# the rest of what -g adds is stripped (above).
 set(PEBENCH_GLSLC_FLAGS --target-env=vulkan1.1 -O -g -Werror -std=450)
+
+# Python 3 runs the filter (scripts/install-deps.sh: python3), once per
+# build of a shader (~400 starts in a full build), so the start is kept cheap:
+# a pyenv shim first on PATH (~0.3 s a start) is replaced by the interpreter
+# it stands for (sys.executable), and -S -E skip site-packages and PYTHON*
+# variables (the filter needs only the standard library).
+find_package(Python3 3.7 COMPONENTS Interpreter REQUIRED)
+if(NOT PEBENCH_SHADER_PYTHON)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sys; print(sys.executable)"
+                  OUTPUT_VARIABLE _py OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0 OR NOT EXISTS "${_py}")
+    set(_py ${Python3_EXECUTABLE})
+  endif()
+  set(PEBENCH_SHADER_PYTHON ${_py} CACHE FILEPATH "Python 3 that runs cmake/spirv_strip_debug.py")
+endif()
+# spirv-val (spirv-tools) checks every stripped module at build time.
+# PEBENCH_VALIDATE_SPIRV=OFF skips it where there is none (an NDK-only host).
+option(PEBENCH_VALIDATE_SPIRV "Validate every embedded SPIR-V module with spirv-val at build time" ON)
+set(PEBENCH_SPIRV_VAL_ARG "")
+if(PEBENCH_VALIDATE_SPIRV)
+  find_program(SPIRV_VAL spirv-val REQUIRED)
+  set(PEBENCH_SPIRV_VAL_ARG ${SPIRV_VAL})
+endif()
+set(PEBENCH_SPIRV_STRIP ${CMAKE_CURRENT_LIST_DIR}/spirv_strip_debug.py)
 
 function(pebench_embed_shaders target shader_dir)
   file(GLOB_RECURSE comps CONFIGURE_DEPENDS ${shader_dir}/*.comp)
@@ -42,16 +74,20 @@ function(pebench_embed_shaders target shader_dir)
       endif()
       list(APPEND seen ${stem})
       foreach(dtype IN LISTS PEBENCH_SHADER_DTYPES)
-        set(inc ${gen_dir}/spirv/${stem}.${dtype}.inc)
+        set(out ${gen_dir}/spirv/${stem}.${dtype})
+        set(inc ${out}.inc)
         set(defs ${build_defs})
         if(dtype STREQUAL "f16")
           list(APPEND defs -DSTORAGE_F16=1)
         endif()
         add_custom_command(
           OUTPUT ${inc}
+          BYPRODUCTS ${out}.g.spv ${out}.spv
           COMMAND ${GLSLC} ${PEBENCH_GLSLC_FLAGS} -I${shader_dir} ${defs}
-                  -mfmt=c -MD -MF ${inc}.d -o ${inc} ${comp}
-          DEPENDS ${comp}
+                  -MD -MF ${inc}.d -MT ${inc} -o ${out}.g.spv ${comp}
+          COMMAND ${PEBENCH_SHADER_PYTHON} -S -E ${PEBENCH_SPIRV_STRIP} ${out}.g.spv ${out}.spv ${inc}
+                  ${PEBENCH_SPIRV_VAL_ARG}
+          DEPENDS ${comp} ${PEBENCH_SPIRV_STRIP}
           DEPFILE ${inc}.d
           COMMENT "glslc ${stem}.comp (${dtype})"
           VERBATIM)

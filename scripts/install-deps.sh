@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake git pkg-config
   libvulkan-dev          # Vulkan headers (+ libvulkan1, the loader)
   libvulkan-volk-dev     # volk.h/volk.c, compiled into pebench
-  glslc spirv-tools      # GLSL -> SPIR-V at build time
+  glslc spirv-tools      # GLSL -> SPIR-V at build time, spirv-val on every embedded module
   libbenchmark-dev       # Google Benchmark: timing loop and --benchmark_* flags
   libgtest-dev           # GoogleTest
   nlohmann-json3-dev     # reports and dumps metadata
@@ -15,7 +15,7 @@ PACKAGES=(
   libcli11-dev           # command line
   mesa-vulkan-drivers    # lavapipe, the software Vulkan device
   vulkan-validationlayers vulkan-tools
-  python3 python3-numpy  # the independent NumPy check of dumps (tests)
+  python3 python3-numpy  # python3: the SPIR-V debug-info filter (build, cmake/spirv_strip_debug.py); NumPy: the independent check of dumps (tests)
   python3-jsonschema     # the report schema check (tests)
   libbenchmark-tools python3-scipy  # Google Benchmark's compare.py, which a test runs against `pebench compare`
 )
