@@ -215,6 +215,147 @@ TEST(CompareKey, MultiDeviceReportsPairDevicesByName) {
   EXPECT_DOUBLE_EQ(*p.cases[1].ratio, 11.0 / 20.0);
 }
 
+// --- a peer report: another implementation's cases (tools/peers/) ------------
+
+// pebench's attention cases (naive and flash) and a rope case, medians 40
+// (naive), 10 (flash) and 5 (rope); a peer's report of the same cases under
+// its own impls, medians 20 and 4 (interface.md: peer reports keep the keys,
+// impl names the peer).
+std::vector<CaseSpec> pebench_cases() {
+  CaseSpec naive, flash, rope;
+  naive.variant = flash.variant = "attn.nope";
+  naive.params = flash.params = {{"batch", 1}, {"heads", 2}, {"kv_heads", 2}, {"seq", 64}, {"kv_seq", 64},
+                                 {"dim", 16},  {"causal", false}, {"scale", 0.25}};
+  naive.impl = "naive";
+  flash.impl = "flash";
+  naive.params["impl"] = "naive";  // as pebench writes them; the key ignores impl inside params
+  flash.params["impl"] = "flash";
+  naive.samples = {39, 40, 41};
+  flash.samples = {9, 10, 11};
+  rope.variant = "rope.apply";
+  rope.params = {{"batch", 1}, {"heads", 2}, {"seq", 64}, {"dim", 16}, {"style", "neox"}};
+  rope.samples = {4, 5, 6};
+  return {naive, flash, rope};
+}
+
+std::vector<CaseSpec> peer_cases() {
+  std::vector<CaseSpec> cases = pebench_cases();
+  CaseSpec sdpa = cases[1], rope = cases[2];
+  sdpa.impl = "torch-sdpa";
+  sdpa.params["impl"] = "torch-sdpa";
+  sdpa.samples = {19, 20, 21};
+  rope.impl = "torch";
+  rope.samples = {3, 4, 5};
+  return {sdpa, rope};
+}
+
+TEST(CompareKey, PeerReportMatchesPebenchsFlashAcrossImpls) {
+  const ReportFile b = parse(report_json(pebench_cases()), "pebench.json");
+  const ReportFile n = parse(report_json(peer_cases(), "Test GPU"), "peer.json");
+  EXPECT_TRUE(match_across_impls(b, n));
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  EXPECT_TRUE(p.across_impls);
+  EXPECT_EQ(p.base_impls, (std::vector<std::string>{"default", "flash", "naive"}));
+  EXPECT_EQ(p.new_impls, (std::vector<std::string>{"torch", "torch-sdpa"}));
+  ASSERT_EQ(p.cases.size(), 2u);
+  EXPECT_EQ(p.cases[0].base->impl, "flash");
+  EXPECT_EQ(p.cases[0].next->impl, "torch-sdpa");
+  EXPECT_DOUBLE_EQ(*p.cases[0].ratio, 20.0 / 10.0);
+  EXPECT_EQ(p.cases[1].base->impl, "default");
+  EXPECT_EQ(p.cases[1].next->impl, "torch");
+  EXPECT_DOUBLE_EQ(*p.cases[1].ratio, 4.0 / 5.0);
+  // naive has no partner: listed, never dropped.
+  ASSERT_EQ(p.only_in_base.size(), 1u);
+  EXPECT_EQ(p.only_in_base[0]->impl, "naive");
+  EXPECT_TRUE(p.only_in_new.empty());
+
+  // The table says which impls were paired; the peer may be BASE as well.
+  const std::vector<ReportFile> both = {b, n};
+  const std::string text = render_compare_text(both, run_compare(both, kDefaults, false));
+  EXPECT_NE(text.find("flash vs torch-sdpa"), std::string::npos) << text;
+  EXPECT_NE(text.find("default vs torch"), std::string::npos) << text;
+  EXPECT_NE(text.find("impls differ: BASE ran default, flash, naive, NEW ran torch, torch-sdpa"), std::string::npos)
+      << text;
+  const PairComparison reverse = compare_reports(n, b, kDefaults);
+  ASSERT_EQ(reverse.cases.size(), 2u);
+  EXPECT_EQ(reverse.cases[0].next->impl, "flash");
+  EXPECT_DOUBLE_EQ(*reverse.cases[0].ratio, 10.0 / 20.0);
+  ASSERT_EQ(reverse.only_in_new.size(), 1u);
+  EXPECT_EQ(reverse.only_in_new[0]->impl, "naive");
+
+  // JSON: the pair's impls, and each case's NEW impl.
+  const json j = compare_json(both, run_compare(both, kDefaults, false));
+  const json& pair = j["comparisons"][0];
+  EXPECT_EQ(pair["across_impls"]["new"], json({"torch", "torch-sdpa"}));
+  EXPECT_EQ(pair["cases"][0]["impl"], "flash");
+  EXPECT_EQ(pair["cases"][0]["new_impl"], "torch-sdpa");
+}
+
+TEST(CompareKey, PeerReportAgainstNaiveWithTheImplOption) {
+  const ReportFile b = parse(report_json(pebench_cases()), "pebench.json");
+  const ReportFile n = parse(report_json(peer_cases()), "peer.json");
+  CompareOptions naive = kDefaults;
+  naive.impl = "naive";
+  const PairComparison p = compare_reports(b, n, naive);
+  ASSERT_EQ(p.cases.size(), 2u);
+  EXPECT_EQ(p.cases[0].base->impl, "naive");
+  EXPECT_DOUBLE_EQ(*p.cases[0].ratio, 20.0 / 40.0);
+  EXPECT_EQ(p.cases[1].base->impl, "default");  // rope.apply ran one impl: compared whatever its name
+  ASSERT_EQ(p.only_in_base.size(), 1u);
+  EXPECT_EQ(p.only_in_base[0]->impl, "flash");
+
+  // On the command line: --impl, and its misuse (one line, exit 2).
+  const std::string dir = test::temp_dir("peer_impl");
+  const std::string base_path = write_json(dir, "pebench.json", report_json(pebench_cases()));
+  const std::string peer_path = write_json(dir, "peer.json", report_json(peer_cases()));
+  const auto r = test::run_pebench({"compare", base_path, peer_path, "--impl", "naive"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("naive vs torch-sdpa"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("flash vs torch-sdpa"), std::string::npos) << r.out;
+  const auto plain = test::run_pebench({"compare", base_path, peer_path});
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_NE(plain.out.find("flash vs torch-sdpa"), std::string::npos) << plain.out;
+  const auto typo = test::run_pebench({"compare", base_path, peer_path, "--impl", "nayve"});
+  EXPECT_EQ(typo.exit_code, 2) << typo.out;
+  EXPECT_NE(typo.out.find("--impl nayve: no case of that impl"), std::string::npos) << typo.out;
+  const auto shared = test::run_pebench({"compare", base_path, base_path, "--impl", "naive"});
+  EXPECT_EQ(shared.exit_code, 2) << shared.out;
+  EXPECT_NE(shared.out.find("share impls"), std::string::npos) << shared.out;
+}
+
+TEST(CompareKey, ReportsSharingImplsStillMatchImplByImpl) {
+  // Two pebench reports: naive against naive and flash against flash, as
+  // before; a peer-less pair gets no impl note and no "vs".
+  std::vector<CaseSpec> slower = pebench_cases();
+  slower[0].samples = {79, 80, 81};
+  slower[1].samples = {29, 30, 31};
+  const ReportFile b = parse(report_json(pebench_cases()));
+  const ReportFile n = parse(report_json(slower));
+  EXPECT_FALSE(match_across_impls(b, n));
+  const PairComparison p = compare_reports(b, n, kDefaults);
+  EXPECT_FALSE(p.across_impls);
+  ASSERT_EQ(p.cases.size(), 3u);
+  for (const auto& c : p.cases) EXPECT_EQ(c.base->impl, c.next->impl);
+  EXPECT_DOUBLE_EQ(*p.cases[0].ratio, 2.0);
+  EXPECT_DOUBLE_EQ(*p.cases[1].ratio, 3.0);
+  EXPECT_DOUBLE_EQ(*p.cases[2].ratio, 1.0);
+  EXPECT_TRUE(p.only_in_base.empty());
+  EXPECT_TRUE(p.only_in_new.empty());
+  const std::vector<ReportFile> both = {b, n};
+  const std::string text = render_compare_text(both, run_compare(both, kDefaults, false));
+  EXPECT_EQ(text.find(" vs "), std::string::npos) << text;
+  EXPECT_EQ(text.find("impls differ"), std::string::npos) << text;
+  EXPECT_TRUE(compare_json(both, run_compare(both, kDefaults, false))["comparisons"][0]["across_impls"].is_null());
+
+  // One impl shared is enough to match impl by impl: a report of flash
+  // only against one of naive and flash leaves naive only in NEW.
+  std::vector<CaseSpec> flash_only = {pebench_cases()[1]};
+  const PairComparison partial = compare_reports(parse(report_json(flash_only)), b, kDefaults);
+  EXPECT_FALSE(partial.across_impls);
+  ASSERT_EQ(partial.cases.size(), 1u);
+  EXPECT_EQ(partial.only_in_new.size(), 2u);
+}
+
 // --- Mann–Whitney U -----------------------------------------------------------
 
 TEST(MannWhitney, ScipyDocumentationExample) {

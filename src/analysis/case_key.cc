@@ -54,6 +54,11 @@ std::string case_key(const std::string& variant, const std::string& impl, const 
   return out;
 }
 
+std::string case_key_without_impl(const std::string& variant, const std::string& dtype,
+                                 const nlohmann::json& params) {
+  return case_key(variant, "", dtype, params);
+}
+
 std::string params_label(const nlohmann::json& params) {
   std::string out;
   for (const auto& [k, x] : params.items()) {

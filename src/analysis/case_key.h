@@ -19,6 +19,10 @@ std::string canonical_value(const nlohmann::json& v);
 std::string case_key(const std::string& variant, const std::string& impl, const std::string& dtype,
                      const nlohmann::json& params);
 
+// case_key() with the impl left out: the same case run by another
+// implementation (a peer report, tools/peers/) has the same key.
+std::string case_key_without_impl(const std::string& variant, const std::string& dtype, const nlohmann::json& params);
+
 // "k=v k=v" of every parameter but impl and dtype, for a case without a label.
 std::string params_label(const nlohmann::json& params);
 

@@ -55,6 +55,7 @@ nlohmann::json pair_json(const PairComparison& p) {
     nlohmann::json j = case_ref(*c.base);
     j.erase("status");
     j.erase("reason");
+    j["new_impl"] = c.next->impl;  // another than "impl" when the pair matched across impls
     j["base"] = side_json(*c.base, c.base_median);
     j["new"] = side_json(*c.next, c.new_median);
     j["ratio"] = opt(c.ratio);
@@ -102,6 +103,9 @@ nlohmann::json pair_json(const PairComparison& p) {
                                                        {"base", p.cross_host->base},
                                                        {"new", p.cross_host->next}}
                                       : nlohmann::json(nullptr)},
+          {"across_impls", p.across_impls
+                               ? nlohmann::json{{"base", p.base_impls}, {"new", p.new_impls}}
+                               : nlohmann::json(nullptr)},
           {"cases", cases},
           {"only_in_base", only_base},
           {"only_in_new", only_new},

@@ -108,6 +108,11 @@ std::string samples_pair_cell(const CaseRecord* base, const CaseRecord* next, do
   return one(base) + "/" + one(next);
 }
 
+// The impl compared; "flash vs torch-sdpa" when matching across impls.
+std::string impl_cell(const PairComparison& pair, const CaseComparison& c) {
+  return pair.across_impls ? c.base->impl + " vs " + c.next->impl : c.base->impl;
+}
+
 std::string case_cell(const CaseRecord& c) { return c.label.empty() ? params_label(c.params) : c.label; }
 
 // The driver's pipeline statistics that changed (registers, spills,
@@ -189,6 +194,14 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
                                 "planner's (results[].tuning)",
                                 base.tuned ? "ran with --tune" : "without", next.tuned ? "ran with --tune" : "without"));
   }
+  if (pair.across_impls) {
+    notes.push_back(fmt::format(
+        "impls differ: BASE ran {}, NEW ran {}; cases matched with the impl left out (impl column: BASE vs NEW), "
+        "and where a side ran several impls of a case, {} is compared{}",
+        fmt::join(pair.base_impls, ", "), fmt::join(pair.new_impls, ", "),
+        options.impl.empty() ? std::string("flash") : options.impl,
+        options.impl.empty() ? " (--impl NAME: another)" : ""));
+  }
   if (pair.devices.empty()) notes.push_back("no device in common: nothing to match");
   if (!notes.empty()) doc.paragraph(notes);
 
@@ -204,7 +217,7 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
   for (const auto& c : pair.cases) {
     std::vector<std::string> row;
     if (device_column) row.push_back(c.base->device_info->key_name);
-    for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base),
+    for (const auto& cell : {c.base->variant, impl_cell(pair, c), c.base->dtype, case_cell(*c.base),
                              compared_cell(c.base, c.base_median), compared_cell(c.next, c.new_median),
                              format_ratio(c.ratio), format_p(c.p_value), samples_pair_cell(c.base, c.next, options.alpha),
                              roofline_cell(c.base, c.next), verdict_cell(c)}) {

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
+#include "analysis/case_key.h"
 #include "analysis/enum_names.h"
 #include "analysis/mann_whitney.h"
 #include "analysis/pipeline_stats.h"
@@ -134,7 +138,43 @@ CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, cons
   return c;
 }
 
+// The case to compare of each "device key name\nkey": the only one with
+// that key, or, where several impls share it (matching across impls),
+// `impl` when given, else flash; none when that leaves no single case.
+std::unordered_map<std::string, const CaseRecord*> chosen_cases(
+    const ReportFile& report, const std::function<std::string(const CaseRecord&)>& match_key,
+    const std::string& impl) {
+  std::unordered_map<std::string, std::vector<const CaseRecord*>> groups;
+  for (const auto& c : report.cases) groups[c.device_info->key_name + "\n" + match_key(c)].push_back(&c);
+  const std::string wanted = impl.empty() ? "flash" : impl;
+  std::unordered_map<std::string, const CaseRecord*> out;
+  for (const auto& [key, cases] : groups) {
+    if (cases.size() == 1) {
+      out[key] = cases[0];
+      continue;
+    }
+    for (const CaseRecord* c : cases) {
+      if (c->impl == wanted) out[key] = c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> report_impls(const ReportFile& report) {
+  std::set<std::string> impls;
+  for (const auto& c : report.cases) impls.insert(c.impl);
+  return {impls.begin(), impls.end()};
+}
+
+bool match_across_impls(const ReportFile& base, const ReportFile& next) {
+  const std::vector<std::string> a = report_impls(base), b = report_impls(next);
+  if (a.empty() || b.empty()) return false;
+  std::vector<std::string> shared;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(shared));
+  return shared.empty();
+}
 
 PairComparison compare_reports(const ReportFile& base, const ReportFile& next, const CompareOptions& options,
                                size_t base_index, size_t new_index) {
@@ -169,16 +209,28 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
     if (!hosts.devices.empty()) out.cross_host = hosts;
   }
 
-  std::unordered_map<std::string, const CaseRecord*> new_by_key;  // device + key
-  for (const auto& c : next.cases) new_by_key[c.device_info->key_name + "\n" + c.key] = &c;
+  out.across_impls = match_across_impls(base, next);
+  if (out.across_impls) {
+    out.base_impls = report_impls(base);
+    out.new_impls = report_impls(next);
+  }
+  const auto match_key = [&out](const CaseRecord& c) {
+    return out.across_impls ? case_key_without_impl(c.variant, c.dtype, c.params) : c.key;
+  };
+  // Each side's case to compare for each device + key: the only one, or
+  // (across impls) the impl chosen among several.
+  const std::unordered_map<std::string, const CaseRecord*> new_by_key = chosen_cases(next, match_key, options.impl);
+  const std::unordered_map<std::string, const CaseRecord*> base_by_key = chosen_cases(base, match_key, options.impl);
   std::unordered_map<const CaseRecord*, bool> matched_new;
 
   std::vector<std::pair<const CaseRecord*, const CaseRecord*>> matched;  // BASE order
   for (const auto& b : base.cases) {
     auto dev = new_for_base.find(b.device_info->key_name);
     const CaseRecord* n = nullptr;
-    if (dev != new_for_base.end()) {
-      auto it = new_by_key.find(dev->second + "\n" + b.key);
+    const std::string key = match_key(b);
+    auto chosen = base_by_key.find(b.device_info->key_name + "\n" + key);
+    if (dev != new_for_base.end() && chosen != base_by_key.end() && chosen->second == &b) {
+      auto it = new_by_key.find(dev->second + "\n" + key);
       if (it != new_by_key.end()) n = it->second;
     }
     if (!n) {

@@ -49,6 +49,10 @@ struct CompareOptions {
   // What --gate does with a pair whose CPU device ran on different host
   // CPUs (PairComparison::cross_host).
   CrossHost cross_host = CrossHost::kFail;
+  // When BASE and NEW match across impls (match_across_impls: a peer
+  // report), the impl compared where one side ran several impls of a case
+  // (--impl). Empty: flash where the side has it.
+  std::string impl;
 };
 
 enum class Verdict {
@@ -128,6 +132,14 @@ struct PairComparison {
     std::string base, next;
   };
   std::optional<Hosts> cross_host;
+  // BASE and NEW share no impl (match_across_impls): cases matched on
+  // variant, dtype, params and device with the impl left out, each side's
+  // impls listed here (sorted). Where a side ran several impls of one case,
+  // it compares options.impl (else flash), and lists the others as only on
+  // that side (all of them when it has no such impl); where it ran one, it
+  // compares that one, whatever its name.
+  bool across_impls = false;
+  std::vector<std::string> base_impls, new_impls;
   std::vector<CaseComparison> cases;            // BASE order
   std::vector<const CaseRecord*> only_in_base;  // BASE order
   std::vector<const CaseRecord*> only_in_new;   // NEW order
@@ -141,6 +153,14 @@ struct PairComparison {
 
   size_t count(Verdict v) const;
 };
+
+// The impls of a report's cases, sorted, each once.
+std::vector<std::string> report_impls(const ReportFile& report);
+
+// Cases of `base` and `next` match across impls when both have cases and no
+// impl of one occurs in the other: a report from another implementation
+// (tools/peers/, interface.md) names its impl after the peer.
+bool match_across_impls(const ReportFile& base, const ReportFile& next);
 
 // Verdict for one timed case.
 Verdict classify(double ratio, std::optional<double> p_value, const CompareOptions& options);

@@ -100,11 +100,14 @@ std::string ReportFile::tool_string() const {
     auto it = tool.find(key);
     return it != tool.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
+  // tool.name: a peer's report (tools/peers/) names the tool that ran it.
+  std::string name = text("name");
+  if (name.empty()) name = "pebench";
   std::string version = text("version");
   if (version.empty()) version = "?";
   std::string commit = text("git_commit");
   if (commit.size() > 7) commit.resize(7);
-  return commit.empty() ? "pebench " + version : fmt::format("pebench {} ({})", version, commit);
+  return commit.empty() ? name + " " + version : fmt::format("{} {} ({})", name, version, commit);
 }
 
 namespace {

@@ -143,7 +143,7 @@ struct ReportFile {
   // Same CPU model and core count as `other`'s host; host.cpu_id counts
   // only when both reports have it.
   bool same_host_cpu(const ReportFile& other) const;
-  // "pebench 0.1.0 (94667b3)".
+  // "pebench 0.1.0 (94667b3)"; a peer's report names its tool ("torch 2.11.0").
   std::string tool_string() const;
 
  private:

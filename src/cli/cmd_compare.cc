@@ -3,6 +3,7 @@
 // matrix for three or more reports; with --gate, exit 1 on a regression.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -58,6 +59,9 @@ class CompareCommand : public Command {
                    "(fail, a `host` reason) or gates its correctness only (correctness)")
         ->capture_default_str()
         ->check(CLI::IsMember({"fail", "correctness"}));
+    app.add_option("--impl", options_.impl,
+                   "NAME: against a report from another implementation (a peer report, tools/peers/, sharing no "
+                   "impl with BASE), the impl compared where a case ran several (default: flash)");
     app.add_option("--variant-threshold", variant_threshold_,
                    "also gate each variant/impl on the median ratio of its cases (e.g. 0.25; 0: off)");
   }
@@ -86,6 +90,7 @@ class CompareCommand : public Command {
       throw UsageError(fmt::format("--confirm {} needs --gate and exactly two reports, BASE and NEW", confirm_path_));
     }
     const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
+    if (!options_.impl.empty()) check_impl_option(reports);
     std::optional<ReportFile> confirm;
     if (!confirm_path_.empty()) confirm = load_report(confirm_path_);
     const CompareResult result = run_compare(reports, options_, gate_, confirm ? &*confirm : nullptr);
@@ -109,6 +114,23 @@ class CompareCommand : public Command {
   }
 
  private:
+  // --impl chooses among one side's impls when a pair matches across impls
+  // (a peer report); anywhere else it would be silently ignored.
+  void check_impl_option(const std::vector<ReportFile>& reports) const {
+    bool found = false;
+    for (const auto& r : reports) {
+      const auto impls = report_impls(r);
+      found = found || std::find(impls.begin(), impls.end(), options_.impl) != impls.end();
+    }
+    if (!found) throw UsageError(fmt::format("--impl {}: no case of that impl in the reports", options_.impl));
+    for (size_t i = 1; i < reports.size(); ++i) {
+      if (match_across_impls(reports[0], reports[i])) continue;
+      throw UsageError(fmt::format("--impl {}: {} and {} share impls, so their cases match impl by impl; --impl "
+                                   "chooses among one side's impls against a report from another implementation",
+                                   options_.impl, reports[0].path, reports[i].path));
+    }
+  }
+
   // --over: each report's cases against its own cases of one variant.
   int run_over() {
     const auto refuse = [this](bool given, const char* option) {
@@ -119,6 +141,7 @@ class CompareCommand : public Command {
     refuse(!confirm_path_.empty(), "--confirm");
     refuse(options_.normalize, "--normalize");
     refuse(variant_threshold_ > 0, "--variant-threshold");
+    refuse(!options_.impl.empty(), "--impl");
     const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
     std::vector<OverheadTable> tables;
     for (const auto& r : reports) tables.push_back(variant_overheads(r, over_, options_.series, 1 - options_.alpha));
