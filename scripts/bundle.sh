@@ -5,19 +5,29 @@
 #   DESTDIR/pebench-<commit>-linux-x86_64/          (DESTDIR default dist/)
 #     bin/pebench        the built binary (build/pebench), stripped
 #     lib/               every shared library it needs except glibc's own:
-#                        Google Benchmark, fmt, libstdc++, libgcc_s, the Vulkan
-#                        loader (libvulkan.so.1, which volk dlopens, so ldd
-#                        does not list it) and the Khronos validation layer,
-#                        each under the name its users ask for
+#                        Google Benchmark, fmt, the Vulkan loader
+#                        (libvulkan.so.1, which volk dlopens, so ldd does not
+#                        list it) and the Khronos validation layer, each under
+#                        the name its users ask for
+#     lib/fallback/      libstdc++ and libgcc_s, which need a newer glibc than
+#                        the rest (Debian 12's: 2.36); env.sh uses them only
+#                        where the machine's are missing or lack a symbol
+#                        version that needed-versions.txt there lists
 #     layers/            the validation layer's manifest, library_path made
 #                        relative (../lib/...: the loader resolves it against
 #                        the manifest's folder)
 #     gpu-check.sh       scripts/gpu-check.sh: `./gpu-check.sh [--smoke] OUT`
-#     pebench.sh         bin/pebench with LD_LIBRARY_PATH and VK_LAYER_PATH set
+#     env.sh             scripts/bundle-env.sh, which gpu-check.sh and
+#                        pebench.sh source: LD_LIBRARY_PATH (lib/, and
+#                        lib/fallback/ where needed), VK_LAYER_PATH, and
+#                        VK_DRIVER_FILES=icd/nvidia_egl_icd.json where
+#                        NVIDIA's EGL library is there and no device is found
+#     pebench.sh         bin/pebench in env.sh's environment
 #     icd/               nvidia_egl_icd.json: NVIDIA's driver through its EGL
 #                        library, for machines without a display
 #     tools/peers/       when the checkout has it
-#     README.txt         how to run it, what is in it, the commit, the glibc it needs
+#     README.txt         how to run it, what is in it, the commit, the glibc it
+#                        needs with and without lib/fallback/
 #     MANIFEST.txt       every other file with its size and sha256
 #   DESTDIR/pebench-<commit>-linux-x86_64.tar.gz
 #
@@ -139,13 +149,23 @@ shrink() {  # strip --strip-unneeded a copy, kept only when it is smaller
   if ((s1 < s0)); then chmod --reference="$f" "$f.stripped"; mv "$f.stripped" "$f"; else rm -f "$f.stripped"; s1=$s0; fi
   before=$((before + s0)) after=$((after + s1))
 }
+# The C++ runtime goes to lib/fallback/, which env.sh puts on LD_LIBRARY_PATH
+# only where the machine's own is missing or too old: Debian 12's libstdc++
+# needs glibc 2.36 (arc4random), the rest of the bundle less.
+is_fallback() { case $1 in libstdc++.so.* | libgcc_s.so.*) return 0 ;; esac; return 1; }
+libdir() { if is_fallback "$1"; then echo lib/fallback; else echo lib; fi; }
+mkdir -p "$b/lib/fallback"
 cp "$pebench" "$b/bin/pebench"
 chmod 755 "$b/bin/pebench"
 shrink "$b/bin/pebench"
 for n in "${!libs[@]}"; do
-  cp -L "${libs[$n]}" "$b/lib/$n"
-  chmod 644 "$b/lib/$n"
-  shrink "$b/lib/$n"
+  f=$b/$(libdir "$n")/$n
+  cp -L "${libs[$n]}" "$f"
+  chmod 644 "$f"
+  shrink "$f"
+done
+for n in libstdc++.so.6 libgcc_s.so.1; do
+  [[ -f $b/lib/fallback/$n ]] || die "$n is not among the libraries ldd lists: nothing for lib/fallback/"
 done
 
 sed "s|\(\"library_path\"[[:space:]]*:[[:space:]]*\"\)[^\"]*\"|\1../lib/$layer_so\"|" "$layer_manifest" \
@@ -169,32 +189,66 @@ printf '{\n    "file_format_version": "1.0.1",\n    "ICD": { "library_path": "li
   >"$b/icd/nvidia_egl_icd.json"
 cat >"$b/pebench.sh" <<'EOF'
 #!/bin/sh
-# bin/pebench with the bundle's libraries and validation layer: ./pebench.sh devices
+# bin/pebench in the bundle's environment (env.sh: its libraries, validation
+# layer and, where needed, driver manifest): ./pebench.sh devices
 here=$(cd "$(dirname "$0")" && pwd)
-LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} VK_LAYER_PATH=$here/layers exec "$here/bin/pebench" "$@"
+. "$here/env.sh" || exit 1
+exec "$here/bin/pebench" "$@"
 EOF
 chmod 755 "$b/pebench.sh"
+[[ -f $root/scripts/bundle-env.sh ]] || die "scripts/bundle-env.sh missing: the bundle's env.sh"
+cp "$root/scripts/bundle-env.sh" "$b/env.sh"
+chmod 644 "$b/env.sh"
 
 # Every bundled file's needs: nothing outside glibc may be left to the system.
-for f in "$b"/bin/* "$b"/lib/*; do
+bundled_files=("$b"/bin/pebench "$b"/lib/*.so* "$b"/lib/fallback/*.so*)
+for f in "${bundled_files[@]}"; do
   for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    is_glibc "$n" || [[ -f $b/lib/$n ]] || die "${f#"$b"/} needs $n, which is neither glibc nor bundled"
+    is_glibc "$n" || [[ -f $b/$(libdir "$n")/$n ]] || die "${f#"$b"/} needs $n, which is neither glibc nor bundled"
   done
 done
 
-# The glibc it needs: the highest GLIBC_x.y version any bundled file references.
+# The glibc it needs: the highest GLIBC_x.y version any bundled file
+# references, without lib/fallback/ (glibc) and with it (glibc_fb).
 glibc_of() { objdump -p "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1; }
-glibc=0 glibc_by="" per_file=""
-for f in "$b"/bin/* "$b"/lib/*; do
+max_v() { printf '%s\n' "$@" | sort -V | tail -n1; }
+glibc=0 glibc_by="" glibc_fb=0 glibc_fb_by="" per_file=""
+for f in "${bundled_files[@]}"; do
   v=$(glibc_of "$f")
   [[ -n $v ]] || continue
-  per_file+="    ${f#"$b"/}: $v"$'\n'
-  if [[ $(printf '%s\n%s\n' "$glibc" "$v" | sort -V | tail -n1) != "$glibc" ]]; then
-    glibc=$v glibc_by=${f#"$b"/}
-  elif [[ $v == "$glibc" ]]; then
-    glibc_by+=", ${f#"$b"/}"
+  rel=${f#"$b"/}
+  per_file+="    $rel: $v"$'\n'
+  if [[ $rel != lib/fallback/* ]]; then
+    if [[ $(max_v "$glibc" "$v") != "$glibc" ]]; then
+      glibc=$v glibc_by=$rel
+    elif [[ $v == "$glibc" ]]; then
+      glibc_by+=", $rel"
+    fi
+  fi
+  if [[ $(max_v "$glibc_fb" "$v") != "$glibc_fb" ]]; then
+    glibc_fb=$v glibc_fb_by=$rel
+  elif [[ $v == "$glibc_fb" ]]; then
+    glibc_fb_by+=", $rel"
   fi
 done
+
+# What bin/pebench and lib/ need from lib/fallback/'s libraries (objdump's
+# "required from NAME:" symbol versions), and the glibc those need: env.sh
+# takes the machine's own libstdc++ and libgcc_s only where they define every
+# one of these versions.
+needs=$b/lib/fallback/needed-versions.txt
+{
+  echo "# LIBRARY VERSION: what bin/pebench and lib/*.so* need from lib/fallback/ (env.sh reads it)"
+  echo "# glibc $glibc_fb: what lib/fallback/ needs"
+  for f in "$b"/bin/pebench "$b"/lib/*.so*; do
+    objdump -p "$f" | awk '/^Version References:/ { v = 1; next } v && /^$/ { v = 0 }
+      v && /required from/ { lib = $3; sub(/:$/, "", lib); next } v && NF == 4 { print lib, $4 }'
+  done | while read -r lib ver; do if is_fallback "$lib"; then echo "$lib $ver"; fi; done | LC_ALL=C sort -u
+} >"$needs"
+grep -q '^libstdc++.so.6 GLIBCXX_' "$needs" || die "found no GLIBCXX_ version that bin/pebench needs (objdump -p)"
+glibcxx=$(sed -n 's/^libstdc++.so.6 GLIBCXX_//p' "$needs" | sort -V | tail -n1)
+glibcxx_hint=""  # GCC 12's libstdc++ defines up to GLIBCXX_3.4.30
+[[ $(max_v "$glibcxx" 3.4.30) == 3.4.30 ]] && glibcxx_hint=" (GCC 12's: Ubuntu 22.04 and Debian 12 have it)"
 
 # Why each library is here.
 why() {
@@ -203,17 +257,19 @@ why() {
     libVkLayer_khronos_validation.so) echo "the Khronos validation layer (--validate); layers/ points the loader at it" ;;
     libbenchmark.so*) echo "Google Benchmark: the timing loop and --benchmark_* flags" ;;
     libfmt.so*) echo "fmt: formatting" ;;
-    libstdc++.so*) echo "the C++ runtime of pebench, Google Benchmark, fmt and the validation layer" ;;
-    libgcc_s.so*) echo "GCC's runtime (unwinding, exceptions)" ;;
+    libstdc++.so*) echo "the C++ runtime of pebench, Google Benchmark, fmt and the validation layer, where the machine's is too old" ;;
+    libgcc_s.so*) echo "GCC's runtime (unwinding, exceptions), with lib/fallback/'s libstdc++" ;;
     *) echo "needed by $(grep -lxF "$1" "$b"/needs/* 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')" ;;
   esac
 }
 mkdir "$b/needs"
-for f in "$b"/bin/* "$b"/lib/*; do readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' >"$b/needs/$(basename "$f")"; done
+for f in "${bundled_files[@]}"; do
+  readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' >"$b/needs/$(basename "$f")"
+done
 lib_lines=""
-for f in "$b"/lib/*; do
+for f in "$b"/lib/*.so* "$b"/lib/fallback/*.so*; do
   n=$(basename "$f")
-  lib_lines+="    lib/$n ($(numfmt --to=iec --suffix=B "$(stat -c %s "$f")"))"$'\n'
+  lib_lines+="    ${f#"$b"/} ($(numfmt --to=iec --suffix=B "$(stat -c %s "$f")"))"$'\n'
   lib_lines+="                  $(why "$n"); from ${libs[$n]}"$'\n'
 done
 rm -rf "$b/needs"
@@ -234,29 +290,51 @@ Run (from any folder; the bundle may be moved anywhere):
     ./gpu-check.sh --smoke OUT    a subset that takes seconds, on whatever device
     ./pebench.sh devices          pebench itself (any command: run, peak, list, ...)
 
-gpu-check.sh exits 0 when every case passed. pebench.sh and gpu-check.sh set
-LD_LIBRARY_PATH=<bundle>/lib and VK_LAYER_PATH=<bundle>/layers; to run
-bin/pebench yourself, set both the same way.
+gpu-check.sh exits 0 when every case passed. pebench.sh and gpu-check.sh
+source env.sh, which sets LD_LIBRARY_PATH=<bundle>/lib (and lib/fallback,
+below) and VK_LAYER_PATH=<bundle>/layers, and picks NVIDIA's EGL driver
+where needed (below); it prints a line on stderr for each thing it does
+beyond the first two. To run bin/pebench yourself:
 
+    here=\$PWD; . ./env.sh; bin/pebench devices
+
+Needs glibc $glibc or later (ldd --version prints yours) and a libstdc++ with
+GLIBCXX_$glibcxx$glibcxx_hint;
+with an older libstdc++, or none, glibc $glibc_fb or later:
+  - glibc $glibc: the highest GLIBC_x.y symbol version that bin/pebench and
+    lib/ reference, from $glibc_by;
+  - lib/fallback/ holds Debian 12's libstdc++ and libgcc_s. env.sh puts it
+    on LD_LIBRARY_PATH only where the machine's libstdc++.so.6 or
+    libgcc_s.so.1 is missing or lacks a symbol version that bin/pebench or
+    lib/ needs (lib/fallback/needed-versions.txt lists them), and says so.
+    They need glibc $glibc_fb (from $glibc_fb_by).
+    PEBENCH_BUNDLE_FALLBACK=1 puts it there always, =0 never.
+Per file:
+$per_file
 No NVIDIA device, and VK_LOADER_DEBUG=error says "Could not get
 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr' for ICD
 libGLX_nvidia.so.0"? That is NVIDIA's GLX library without a display (a
-headless container); its EGL library works there:
+headless container); its EGL library works there, through
+icd/nvidia_egl_icd.json. env.sh takes it by itself where neither
+VK_DRIVER_FILES nor VK_ICD_FILENAMES is set, libEGL_nvidia.so.0 is on the
+machine and bin/pebench devices lists no device without it (one line on
+stderr says so; PEBENCH_BUNDLE_ICD_CHECK=0 turns the check off). Where
+another device (e.g. llvmpipe) hides the NVIDIA GPU's absence, name it:
 
     VK_DRIVER_FILES=\$PWD/icd/nvidia_egl_icd.json ./gpu-check.sh OUT
 
-Needs glibc $glibc or later (ldd --version prints yours): the highest
-GLIBC_x.y symbol version the bundled files reference, from $glibc_by.
-Per file:
-$per_file
 Contents:
     bin/pebench   the benchmark binary ($version), stripped
                   (crash backtraces' pebench(+0xOFFSET) frames: addr2line -Cfe
                   on the unstripped build/pebench of that commit)
 $lib_lines    layers/VkLayer_khronos_validation.json
                   the validation layer's manifest, library_path ../lib/$layer_so
+    lib/fallback/needed-versions.txt
+                  the symbol versions bin/pebench and lib/ need from
+                  lib/fallback/'s libraries, and the glibc those need
     gpu-check.sh  the GPU check (above)
-    pebench.sh    bin/pebench with the bundle's libraries and layer
+    pebench.sh    bin/pebench in env.sh's environment
+    env.sh        the environment (above): POSIX sh, sourced with \$here set
     icd/nvidia_egl_icd.json
                   a Vulkan driver manifest for NVIDIA's EGL library (above)
 $peers_line
@@ -286,5 +364,5 @@ if [[ -e $dest/$name ]]; then mv "$dest/$name" "$tmp/old"; fi
 mv "$b" "$dest/$name"
 mv "$tmp/$name.tar.gz" "$dest/$name.tar.gz"
 
-echo "bundle: $dest/$name: $(mib "$bytes") (limit $max_mib MiB; strip saved $(mib $((before - after)))), $(find "$dest/$name/lib" -type f | wc -l) libraries, needs glibc $glibc"
+echo "bundle: $dest/$name: $(mib "$bytes") (limit $max_mib MiB; strip saved $(mib $((before - after)))), $(find "$dest/$name/lib" -type f -name '*.so*' | wc -l) libraries, needs glibc $glibc (with lib/fallback/: $glibc_fb)"
 echo "bundle: $dest/$name.tar.gz: $(mib "$(stat -c %s "$dest/$name.tar.gz")")"
