@@ -101,6 +101,31 @@ TEST(Runtime, DiscreteMemoryModeNeverMapsKernelOperands) {
   test::expect_no_validation_errors(before);
 }
 
+// What the memory properties say, from facts read on real devices.
+TEST(MemoryModel, ADiscreteGpusWholeHeapBarWindowIsNotUnifiedMemory) {
+  constexpr uint32_t kLocal = VK_MEMORY_HEAP_DEVICE_LOCAL_BIT;
+  constexpr uint32_t kDev = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, kVis = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                     kCoh = VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, kCached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  // NVIDIA H100 80GB HBM3, driver 580.159.04 (pebench devices --json,
+  // reports/samples/h100-smoke-devices.json): resizable BAR makes type 4
+  // device-local, host-visible and coherent across the whole 85.5 GB heap.
+  const std::vector<MemoryHeap> h100_heaps = {{85520809984ull, kLocal}, {101361423360ull, 0}};
+  const std::vector<MemoryType> h100_types = {
+      {1, 0}, {0, kDev}, {1, kVis | kCoh}, {1, kVis | kCoh | kCached}, {0, kDev | kVis | kCoh}};
+  EXPECT_EQ(largest_device_local_heap(h100_heaps), 85520809984ull);
+  EXPECT_FALSE(is_unified_memory(VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, h100_heaps, h100_types));
+  // The same memory on an integrated GPU is unified: the type decides.
+  EXPECT_TRUE(is_unified_memory(VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU, h100_heaps, h100_types));
+  // lavapipe: one heap, one type with every flag.
+  EXPECT_TRUE(is_unified_memory(VK_PHYSICAL_DEVICE_TYPE_CPU, {{2ull << 30, kLocal}},
+                                {{0, kDev | kVis | kCoh | kCached}}));
+  // A 256 MiB window beside the main heap is not unified memory either.
+  EXPECT_FALSE(is_unified_memory(VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+                                 {{8ull << 30, kLocal}, {16ull << 30, 0}, {256ull << 20, kLocal}},
+                                 {{0, kDev}, {1, kVis | kCoh}, {2, kDev | kVis | kCoh}}));
+  EXPECT_EQ(largest_device_local_heap({{1, 0}}), 0u);
+}
+
 // y = x + table[offset + n] with the abs_learned shader, dispatched by hand.
 TEST(Runtime, DispatchComputesAndTimestampsAreMonotonic) {
   const uint64_t before = test::instance().validation_error_count();

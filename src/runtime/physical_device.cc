@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace pebench {
@@ -319,23 +320,8 @@ void query_memory(VkPhysicalDevice device, PhysicalDeviceInfo& info) {
   for (uint32_t t = 0; t < mem.memoryTypeCount; ++t) {
     info.memory_types.push_back({mem.memoryTypes[t].heapIndex, mem.memoryTypes[t].propertyFlags});
   }
-  for (uint32_t h = 0; h < mem.memoryHeapCount; ++h) {
-    if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
-      info.device_local_heap_bytes = std::max<uint64_t>(info.device_local_heap_bytes, mem.memoryHeaps[h].size);
-    }
-  }
-  const VkMemoryPropertyFlags unified = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
-                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  for (uint32_t t = 0; t < mem.memoryTypeCount; ++t) {
-    const auto& type = mem.memoryTypes[t];
-    // Only count it when it lives in the main device-local heap: a 256 MiB
-    // BAR window on a discrete GPU is not unified memory.
-    if ((type.propertyFlags & unified) == unified &&
-        mem.memoryHeaps[type.heapIndex].size == info.device_local_heap_bytes) {
-      info.has_unified_memory = true;
-    }
-  }
+  info.device_local_heap_bytes = largest_device_local_heap(info.memory_heaps);
+  info.has_unified_memory = is_unified_memory(info.type, info.memory_heaps, info.memory_types);
 }
 
 }  // namespace
@@ -354,6 +340,31 @@ StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint
   PB_RETURN_IF_ERROR(find_compute_queue(device, index, info));
   query_memory(device, info);
   return info;
+}
+
+uint64_t largest_device_local_heap(const std::vector<MemoryHeap>& heaps) {
+  uint64_t largest = 0;
+  for (const auto& h : heaps) {
+    if (h.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) largest = std::max<uint64_t>(largest, h.size);
+  }
+  return largest;
+}
+
+bool is_unified_memory(VkPhysicalDeviceType type, const std::vector<MemoryHeap>& heaps,
+                       const std::vector<MemoryType>& types) {
+  // A discrete GPU's host-visible device-local type is its PCIe BAR window,
+  // whatever its size: resizable BAR spans the whole heap (an NVIDIA H100
+  // shows all 85.5 GB of it), and host reads through it cross the bus.
+  if (type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) return false;
+  const uint64_t main_heap = largest_device_local_heap(heaps);
+  const uint32_t unified =
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (const auto& t : types) {
+    // Only in the main device-local heap: a 256 MiB BAR window beside it is
+    // not unified memory either.
+    if ((t.flags & unified) == unified && t.heap < heaps.size() && heaps[t.heap].size == main_heap) return true;
+  }
+  return false;
 }
 
 }  // namespace pebench

@@ -64,6 +64,14 @@ struct PhysicalDeviceInfo {
   }
 };
 
+// The size of the largest device-local heap (0: none).
+uint64_t largest_device_local_heap(const std::vector<MemoryHeap>& heaps);
+// Whether device-local memory is host memory too (integrated GPUs, CPUs): a
+// device-local, host-visible, coherent type in the largest device-local
+// heap, on a device that is not a discrete GPU.
+bool is_unified_memory(VkPhysicalDeviceType type, const std::vector<MemoryHeap>& heaps,
+                       const std::vector<MemoryType>& types);
+
 // Queries everything above. `index` is the device's position in the loader's list.
 StatusOr<PhysicalDeviceInfo> query_physical_device(VkPhysicalDevice device, uint32_t index);
 
