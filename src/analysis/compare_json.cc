@@ -69,6 +69,8 @@ nlohmann::json pair_json(const PairComparison& p) {
                        {"new_spills", sc.new_spills}});
     }
     j["pipeline_stat_changes"] = stats;
+    j["vk_warnings_appeared"] = c.vk_warnings_appeared;
+    j["vk_warnings_gone"] = c.vk_warnings_gone;
     j["too_few_samples"] = c.too_few_samples;
     j["load_factor"] = c.load_factor;
     // run --tune: the knob's value on each side (the text's "tuned plans that differ").

@@ -141,6 +141,31 @@ void stats_section(TextDocument& doc, const PairComparison& pair, bool device_co
   doc.table(std::move(t));
 }
 
+// Validation-layer warning ids (run --validate) that one side raised and
+// the other did not, one row per case and id.
+void vk_warnings_section(TextDocument& doc, const PairComparison& pair, bool device_column) {
+  std::vector<std::string> header;
+  if (device_column) header.push_back("device");
+  for (const char* h : {"variant", "impl", "dtype", "case", "warning id", "change"}) header.push_back(h);
+  TextTable t(header);
+  for (const auto& c : pair.cases) {
+    for (const auto* ids : {&c.vk_warnings_appeared, &c.vk_warnings_gone}) {
+      for (const auto& id : *ids) {
+        std::vector<std::string> row;
+        if (device_column) row.push_back(c.base->device_info->key_name);
+        for (const auto& cell : {c.base->variant, c.base->impl, c.base->dtype, case_cell(*c.base), id,
+                                 std::string(ids == &c.vk_warnings_appeared ? "appears" : "disappears")}) {
+          row.push_back(cell);
+        }
+        t.add_row(row);
+      }
+    }
+  }
+  if (t.rows() == 0) return;
+  doc.paragraph({fmt::format("validation-layer warnings that appear or disappear ({}):", t.rows())});
+  doc.table(std::move(t));
+}
+
 // Cases that ran another plan on each side because run --tune chose another
 // value: their times differ by the plan as well as by the change.
 void tuning_section(TextDocument& doc, const PairComparison& pair, bool device_column) {
@@ -274,6 +299,7 @@ void pair_section(TextDocument& doc, const std::vector<ReportFile>& reports, con
   }
 
   stats_section(doc, pair, device_column);
+  vk_warnings_section(doc, pair, device_column);
   tuning_section(doc, pair, device_column);
 
   size_t changed = 0;

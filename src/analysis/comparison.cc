@@ -120,6 +120,14 @@ CaseComparison compare_case(const CaseRecord& base, const CaseRecord& next, cons
   c.load_factor = load;
   c.change = status_change(base.status, next.status);
   c.stat_changes = stat_changes(base.pipelines, next.pipelines);
+  if (base.vk_warnings && next.vk_warnings) {
+    for (const auto& [id, n] : *next.vk_warnings) {
+      if (!base.vk_warnings->count(id)) c.vk_warnings_appeared.push_back(id);
+    }
+    for (const auto& [id, n] : *base.vk_warnings) {
+      if (!next.vk_warnings->count(id)) c.vk_warnings_gone.push_back(id);
+    }
+  }
   if (base.timed()) c.base_median = series_median(*base.time, options.series);
   if (next.timed()) c.new_median = series_median(*next.time, options.series);
   // Only cases that ran correctly on both sides have a meaningful time.

@@ -94,6 +94,9 @@ struct CaseComparison {
   Verdict verdict = Verdict::kNone;
   StatusChange change = StatusChange::kSame;
   std::vector<StatChange> stat_changes;
+  // Validation-layer warning ids (run --validate) raised on one side only,
+  // when both sides ran under the layer.
+  std::vector<std::string> vk_warnings_appeared, vk_warnings_gone;
   // Timed on both sides with fewer samples than options.min_samples on one.
   bool too_few_samples = false;
   // What NEW's median and samples were divided by (1 unless options.normalize).

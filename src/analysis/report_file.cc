@@ -432,6 +432,15 @@ ReportFile parse_report(const nlohmann::json& doc, const std::string& path) {
     if (auto e = r.find(report_key::kVkValidationErrors); e != r.end() && e->is_number_unsigned()) {
       c.vk_validation_errors = e->get<uint64_t>();
     }
+    if (auto v = r.find(report_key::kVkValidation); v != r.end() && v->is_object()) {
+      std::map<std::string, uint64_t> warnings;
+      if (auto ws = v->find(report_key::kWarnings); ws != v->end() && ws->is_object()) {
+        for (const auto& [id, n] : ws->items()) {
+          if (n.is_number_unsigned()) warnings[id] = n.get<uint64_t>();
+        }
+      }
+      c.vk_warnings = std::move(warnings);
+    }
     c.pipelines = parse_pipelines(ck, r, w);
     c.tuning = parse_tuning(ck, r, w);
     c.key = case_key(c.variant, c.impl, c.dtype, c.params);

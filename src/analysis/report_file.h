@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -96,6 +97,9 @@ struct CaseRecord {
   std::optional<TimeRecord> time;
   std::optional<ValidationRecord> validation;
   uint64_t vk_validation_errors = 0;
+  // run --validate: the layer's warnings by message id; absent when the case
+  // did not run under the layer.
+  std::optional<std::map<std::string, uint64_t>> vk_warnings;
   std::optional<RooflineRecord> roofline;
   double bytes = 0, flops = 0;  // the cost model's, 0 when absent
   std::vector<PipelineRecordView> pipelines;

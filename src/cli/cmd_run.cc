@@ -59,7 +59,10 @@ class RunCommand : public Command {
     app.add_option("--out", out_, "report file")->capture_default_str();
     app.add_option("--dump", dump_, "write inputs/outputs of every case as NPY under DIR");
     app.add_flag("--no-validate", no_validate_, "skip checking results against the float64 reference");
-    app.add_flag("--validate", vk_validation_, "enable the Khronos validation layer; its errors fail the case");
+    app.add_flag("--validate{core}", validate_list_,
+                 "Khronos validation layer: --validate (core checks) or --validate=LIST of core, sync, gpu-av, "
+                 "best-practices (with the Arm, AMD and NVIDIA checks), all; its errors fail the case, its warnings "
+                 "are counted by id");
     app.add_option("--seed", seed_, "input seed (mixed with each case's parameters)")
         ->capture_default_str()
         ->check(whole_uint64());
@@ -93,6 +96,13 @@ class RunCommand : public Command {
   }
 
   int run(CLI::App& app) override {
+    if (app.count("--validate")) {
+      std::string why;
+      const auto checks = parse_validation_checks(validate_list_, &why);
+      if (!checks) throw UsageError("--validate=" + validate_list_ + ": " + why);
+      vk_checks_ = *checks;
+      vk_validation_ = true;
+    }
     const Preset* preset = nullptr;
     const SweepSpec spec = sweep_spec(preset);
     if (compile_only_ && !dump_.empty()) {
@@ -125,7 +135,7 @@ class RunCommand : public Command {
     if (!initialize_google_benchmark(gb, repetitions)) return 2;
 
     // Devices, each one's plan, and the cases the filter keeps.
-    VulkanSession vk = open_vulkan(vk_validation_);
+    VulkanSession vk = open_vulkan(vk_validation_, vk_checks_, /*print_warnings=*/!quiet_);
     const auto selected = select_devices(vk.devices, device_);
     std::vector<PhysicalDeviceInfo> infos;
     const FilteredCases kept = plan_cases(preset, spec, planned, vk.devices, selected, profile, gb, infos);
@@ -290,6 +300,8 @@ class RunCommand : public Command {
                                 {"seed", seed_},
                                 {"validate", !no_validate_},
                                 {"vulkan_validation", vk_validation_},
+                                {"vulkan_validation_checks", vk_validation_ ? nlohmann::json(vk_checks_.names())
+                                                                            : nlohmann::json(nullptr)},
                                 {"compile_only", compile_only_},
                                 {report_key::kTune, tune_},
                                 {report_key::kTuneFrom, tune_from_.empty() ? nullptr : nlohmann::json(tune_from_)},
@@ -344,6 +356,7 @@ class RunCommand : public Command {
       }
     }
     out << run_table_text(writer.results());
+    out << vk_validation_summary(writer.results());
     out << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported{}; report: {}\n", ok, bad, other,
                        interrupted ? fmt::format(", {} interrupted", interrupted) : "", writer.path());
     if (g_interrupted) {
@@ -399,6 +412,8 @@ class RunCommand : public Command {
   std::vector<std::string> params_, slowdowns_;
   std::string emulate_, tune_from_, memory_;
   TuningPresets tune_presets_;  // --tune-from's choices, read before any device opens
+  std::string validate_list_;  // --validate[=LIST]: empty when not given
+  ValidationChecks vk_checks_;
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false,
        tune_ = false;
   uint64_t seed_ = 0;

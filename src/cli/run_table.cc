@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "analysis/comparison.h"
 #include "analysis/format_units.h"
 #include "analysis/sample_spread.h"
@@ -15,6 +18,36 @@ std::string roofline_cell(const std::optional<Roofline>& r) {
 
 std::string tuning_summary(const CaseResult::Tuning& t) {
   return fmt::format("{}={} (planned {}{})", t.knob, t.chosen, t.planned, t.from.empty() ? "" : ", from " + t.from);
+}
+
+std::string vk_validation_summary(const std::vector<CaseResult>& results) {
+  size_t cases = 0, with_errors = 0;
+  uint64_t errors = 0;
+  struct Seen {
+    uint64_t count = 0;
+    size_t cases = 0;
+  };
+  std::map<std::string, Seen> warnings;
+  for (const auto& r : results) {
+    if (!r.vk_validation) continue;
+    ++cases;
+    errors += r.vk_validation->errors;
+    if (r.vk_validation->errors) ++with_errors;
+    for (const auto& [id, n] : r.vk_validation->warnings) {
+      warnings[id].count += n;
+      warnings[id].cases++;
+    }
+  }
+  if (cases == 0) return "";
+  std::string out = fmt::format("validation layer: {} case(s), {} error(s) in {} case(s), {} warning id(s)\n", cases,
+                                errors, with_errors, warnings.size());
+  std::vector<std::pair<std::string, Seen>> sorted(warnings.begin(), warnings.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.cases > b.second.cases; });
+  for (const auto& [id, s] : sorted) {
+    out += fmt::format("  {:>7} x {} ({} of {} cases)\n", s.count, id, s.cases, cases);
+  }
+  return out;
 }
 
 std::string run_table_text(const std::vector<CaseResult>& results) {

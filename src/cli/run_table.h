@@ -19,6 +19,11 @@ std::string run_table_text(const std::vector<CaseResult>& results);
 // the progress line and the table's `tuned:` lines say of a case's tuning.
 std::string tuning_summary(const CaseResult::Tuning& t);
 
+// After a run under the validation layer (--validate): its errors and its
+// warnings by message id, each with its count and the cases that raised it,
+// most cases first. "" when no case ran under the layer.
+std::string vk_validation_summary(const std::vector<CaseResult>& results);
+
 // "83% memory": the fraction of the roof that bounds the case.
 std::string roofline_cell(const std::optional<Roofline>& r);
 

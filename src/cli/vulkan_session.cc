@@ -10,10 +10,12 @@
 
 namespace pebench {
 
-VulkanSession open_vulkan(bool validation) {
+VulkanSession open_vulkan(bool validation, const ValidationChecks& checks, bool print_warnings) {
   VulkanSession s;
   InstanceOptions options;
   options.validation = validation;
+  options.checks = checks;
+  options.print_warnings = print_warnings;
   auto instance = Instance::Create(options);
   if (!instance.ok()) throw std::runtime_error(instance.status().message());
   s.instance = std::move(instance).value();

@@ -17,7 +17,8 @@ struct VulkanSession {
 };
 
 // Throws std::runtime_error with a message saying what to install.
-VulkanSession open_vulkan(bool validation);
+// `checks`: the validation layer's checks beyond the core ones (--validate=LIST).
+VulkanSession open_vulkan(bool validation, const ValidationChecks& checks = {}, bool print_warnings = false);
 
 // `spec`: "all", an index, or a case-insensitive name substring; empty: the
 // first discrete GPU, else the first device. Throws UsageError naming `spec`

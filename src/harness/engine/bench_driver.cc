@@ -84,7 +84,7 @@ BenchDriver::~BenchDriver() = default;
 
 BenchDriver::Live& BenchDriver::start(size_t index) {
   Live& live = live_[index];
-  live.vk_errors_before = instance_.validation_error_count();
+  live.vk_before = VkSnapshot::of(instance_);
   CaseResult& r = results_[index];
   const SweepCase& c = cases_[index];
   if (g_interrupted) {
@@ -169,11 +169,21 @@ std::optional<TimeStats> last_repetitions_time(const std::vector<std::vector<Cas
   return time_stats(std::move(samples), std::move(cpu), std::move(started));
 }
 
-// The validation-layer errors raised since `errors_before` are the case's;
+// The validation-layer errors raised since `before` are the case's;
 // any turns a case that ran (ok, failed or compiled) into an error naming
-// the first.
-void count_validation_errors(const Instance& instance, uint64_t errors_before, CaseResult& r) {
-  r.vk_validation_errors = instance.validation_error_count() - errors_before;
+// the first. Under the layer the case also records its warnings by id.
+void count_validation_errors(const Instance& instance, const VkSnapshot& before, CaseResult& r) {
+  r.vk_validation_errors = instance.validation_error_count() - before.errors;
+  if (instance.validation_enabled()) {
+    VkValidationCounts counts;
+    counts.errors = r.vk_validation_errors;
+    for (const auto& [id, n] : instance.validation_warnings_by_id()) {
+      const auto was = before.warnings.find(id);
+      const uint64_t since = n - (was == before.warnings.end() ? 0 : was->second);
+      if (since > 0) counts.warnings[id] = since;
+    }
+    r.vk_validation = std::move(counts);
+  }
   const bool ran = r.status == CaseStatus::kOk || r.status == CaseStatus::kFailed || r.status == CaseStatus::kCompiled;
   if (r.vk_validation_errors == 0 || !ran) return;
   const auto msgs = instance.validation_messages();
@@ -184,12 +194,12 @@ void count_validation_errors(const Instance& instance, uint64_t errors_before, C
 
 }  // namespace
 
-uint64_t BenchDriver::release(size_t index) {
+VkSnapshot BenchDriver::release(size_t index) {
   auto it = live_.find(index);
-  if (it == live_.end()) return instance_.validation_error_count();
-  const uint64_t vk_errors_before = it->second.vk_errors_before;
+  if (it == live_.end()) return VkSnapshot::of(instance_);
+  VkSnapshot before = std::move(it->second.vk_before);
   live_.erase(it);  // frees the case's GPU memory; teardown is validated too
-  return vk_errors_before;
+  return before;
 }
 
 void BenchDriver::write_finished_in_order() {
@@ -220,14 +230,14 @@ void BenchDriver::warm_up(CaseRun& run, CaseResult& r) {
 void BenchDriver::finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message) {
   if (finished_[index]) return;
   finished_[index] = true;
-  const uint64_t vk_errors_before = release(index);
+  const VkSnapshot vk_before = release(index);
   CaseResult& r = results_[index];
   if (!gb_error && !invocations_[index].empty()) {
     if (auto t = last_repetitions_time(invocations_[index], repetitions)) r.time = std::move(t);
   }
   invocations_[index].clear();
   if (r.status == CaseStatus::kError && r.reason.empty()) r.reason = gb_message;
-  count_validation_errors(instance_, vk_errors_before, r);
+  count_validation_errors(instance_, vk_before, r);
   if (auto roofs = options_.roofs.find(cases_[index].device_index); roofs != options_.roofs.end() && r.time &&
       r.status == CaseStatus::kOk) {
     r.roofline = roofline(r.cost, r.time->median, roofs->second);
@@ -255,7 +265,7 @@ void compile_sweep(const Instance& instance, ReportWriter& writer, const std::ve
   for (size_t i = 0; i < cases.size(); ++i) {
     const SweepCase& c = cases[i];
     CaseResult r = initial_result(c);
-    const uint64_t errors_before = instance.validation_error_count();
+    const VkSnapshot before = VkSnapshot::of(instance);
     if (g_interrupted) {
       r.status = CaseStatus::kInterrupted;
       r.reason = "interrupted";
@@ -265,7 +275,7 @@ void compile_sweep(const Instance& instance, ReportWriter& writer, const std::ve
     } else {
       CaseRun(*c.gpu, *c.planned.variant, options, r).compile();
     }
-    count_validation_errors(instance, errors_before, r);
+    count_validation_errors(instance, before, r);
     writer.add(r);
     writer.flush();
     if (progress) progress->case_finished(i + 1, cases.size(), r);

@@ -58,6 +58,16 @@ extern std::atomic<bool> g_interrupted;
 // default it does not have (derived defaults are left out).
 std::string short_params(const Variant& v, const Params& p, const std::vector<std::string>& explicit_keys = {});
 
+// The validation layer's counts at one moment: a case's messages are those
+// raised between its start and its end.
+struct VkSnapshot {
+  uint64_t errors = 0;
+  std::map<std::string, uint64_t> warnings;  // by message id
+  static VkSnapshot of(const Instance& instance) {
+    return {instance.validation_error_count(), instance.validation_warnings_by_id()};
+  }
+};
+
 // A case's result before it runs: identity, parameters and label.
 CaseResult initial_result(const SweepCase& c);
 
@@ -84,7 +94,7 @@ class BenchDriver {
   struct Live {
     std::unique_ptr<CaseRun> run;
     bool ready = false;
-    uint64_t vk_errors_before = 0;
+    VkSnapshot vk_before;
   };
   void body(size_t index, void* state);
   // options_.warmup_s of unrecorded executions; counted in the result.
@@ -93,8 +103,8 @@ class BenchDriver {
   // validation-layer errors, its roofline; writes what is in order; tells
   // the progress sink.
   void finish(size_t index, size_t repetitions, bool gb_error, const std::string& gb_message);
-  // Frees a live case; returns the validation-error count when it started.
-  uint64_t release(size_t index);
+  // Frees a live case; returns the validation layer's counts when it started.
+  VkSnapshot release(size_t index);
   // Adds the finished cases that are next in sweep order to the report.
   void write_finished_in_order();
   Live& start(size_t index);

@@ -124,6 +124,12 @@ nlohmann::json result_to_json(const CaseResult& r) {
     j[report_key::kValidation] = nullptr;
   }
   j[report_key::kVkValidationErrors] = r.vk_validation_errors;
+  if (r.vk_validation) {
+    nlohmann::json warnings = nlohmann::json::object();
+    for (const auto& [id, n] : r.vk_validation->warnings) warnings[id] = n;
+    j[report_key::kVkValidation] = {{report_key::kErrors, r.vk_validation->errors},
+                                    {report_key::kWarnings, std::move(warnings)}};
+  }
   j[report_key::kRoofline] = r.roofline ? roofline_to_json(*r.roofline) : nlohmann::json(nullptr);
   j[report_key::kWarmupRuns] = r.warmup_runs;
   j[report_key::kPipelines] = nlohmann::json::array();

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,13 @@ struct PipelineRecord {
   }
 };
 
+// The Khronos validation layer's messages during one case (run --validate):
+// errors (they fail the case) and warnings counted by message id.
+struct VkValidationCounts {
+  uint64_t errors = 0;
+  std::map<std::string, uint64_t> warnings;
+};
+
 struct CaseResult {
   uint32_t device = 0;
   std::string id;
@@ -83,6 +91,7 @@ struct CaseResult {
   Cost cost;
   ValidationResult validation;
   uint64_t vk_validation_errors = 0;
+  std::optional<VkValidationCounts> vk_validation;  // only when the case ran under the layer
   std::optional<Roofline> roofline;  // ok and timed, on a device whose peak was measured
   std::vector<PipelineRecord> pipelines;  // each distinct dispatch once, in recording order
   uint64_t warmup_runs = 0;  // unrecorded executions before samples (DriverOptions::warmup_s)

@@ -1,0 +1,122 @@
+// run --validate=LIST (issue 41): which checks of the Khronos validation
+// layer pebench turns on itself, the warnings it counts by message id, and
+// what a run records and prints of them.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "runtime/buffer.h"
+#include "runtime/device.h"
+#include "runtime/instance.h"
+#include "runtime/physical_device.h"
+#include "test_util.h"
+
+namespace pebench {
+namespace {
+
+TEST(VkLayerChecks, ParsesTheList) {
+  auto plain = parse_validation_checks("");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->names(), "core");
+  auto all = parse_validation_checks("all");
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->names(), "core,sync,gpu-av,best-practices");
+  auto two = parse_validation_checks("sync,best-practices");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->names(), "core,sync,best-practices");
+  std::string why;
+  EXPECT_FALSE(parse_validation_checks("sync,gpuav", &why));
+  EXPECT_NE(why.find("gpuav"), std::string::npos) << why;
+  EXPECT_FALSE(parse_validation_checks("sync,", &why));
+}
+
+uint32_t test_device_index() {
+  const char* e = std::getenv("PEBENCH_TEST_DEVICE");
+  return e ? static_cast<uint32_t>(std::atoi(e)) : 0;
+}
+
+// Best practices with the vendor checks, configured by pebench alone: a
+// small allocation draws the generic check and NVIDIA's memory-priority
+// check (vendor), counted by id; the core checks alone draw neither.
+TEST(VkLayerChecks, BestPracticesWithVendorChecksAreCountedById) {
+  for (bool best_practices : {true, false}) {
+    SCOPED_TRACE(best_practices ? "best-practices" : "core");
+    InstanceOptions options;
+    options.checks = *parse_validation_checks(best_practices ? "best-practices" : "core");
+    auto inst = Instance::Create(options);
+    ASSERT_TRUE(inst.ok()) << inst.status().message();
+    EXPECT_TRUE(inst.value()->validation_enabled());
+    EXPECT_FALSE(inst.value()->validation_config().empty());
+    const uint32_t index = test_device_index();
+    auto handles = inst.value()->physical_devices().value();
+    auto info = query_physical_device(handles.at(index), index).value();
+    {
+      auto device = Device::Create(*inst.value(), info);
+      ASSERT_TRUE(device.ok()) << device.status().message();
+      auto buffer = Buffer::Create(*device.value(), 256, MemoryUse::kDevice);
+      ASSERT_TRUE(buffer.ok()) << buffer.status().message();
+    }
+    const auto ids = inst.value()->validation_warnings_by_id();
+    auto has = [&](const std::string& part) {
+      for (const auto& [id, n] : ids) {
+        if (id.find(part) != std::string::npos && n > 0) return true;
+      }
+      return false;
+    };
+    EXPECT_EQ(has("BestPractices-vkAllocateMemory-small-allocation"), best_practices);
+    EXPECT_EQ(has("BestPractices-AllocateMemory-SetPriority"), best_practices);  // NVIDIA's
+    EXPECT_EQ(inst.value()->validation_error_count(), 0u);
+  }
+}
+
+// A run under --validate=all records each case's messages, prints the
+// summary, and says what the checks were; plain runs record none; an
+// unknown check is a usage error.
+TEST(VkLayerChecks, RunRecordsWarningsByIdPerCase) {
+  const std::string dir = test::temp_dir("vk-validation");
+  const std::string out = dir + "/all.json";
+  const auto r = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "37", "--heads", "6", "--dim", "48",
+                                    "--dtype", "f32", "--validate=all", "--out", out, "--benchmark_min_time=0.001"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("validation layer: 1 case(s), 0 error(s)"), std::string::npos) << r.out;
+  const auto rep = nlohmann::json::parse(test::read_file(out));
+  EXPECT_EQ(rep["run"]["vulkan_validation_checks"], "core,sync,gpu-av,best-practices");
+  ASSERT_EQ(rep["results"].size(), 1u);
+  const auto& v = rep["results"][0]["vk_validation"];
+  ASSERT_TRUE(v.is_object()) << rep["results"][0].dump();
+  EXPECT_EQ(v["errors"], 0);
+  ASSERT_TRUE(v["warnings"].is_object());
+  for (const auto& [id, n] : v["warnings"].items()) EXPECT_GT(n.get<int>(), 0) << id;
+
+  // compare lists the ids that one side raised and the other did not.
+  auto next = rep;
+  next["results"][0]["vk_validation"]["warnings"] = {{"UNASSIGNED-pebench-test-new-id", 3}};
+  const std::string next_path = dir + "/next.json";
+  {
+    std::ofstream f(next_path);
+    f << next.dump();
+  }
+  const auto cmp = test::run_pebench({"compare", out, next_path});
+  EXPECT_NE(cmp.out.find("validation-layer warnings that appear or disappear"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("UNASSIGNED-pebench-test-new-id"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("appears"), std::string::npos) << cmp.out;
+  if (!v["warnings"].empty()) EXPECT_NE(cmp.out.find("disappears"), std::string::npos) << cmp.out;
+  const auto same = test::run_pebench({"compare", out, out});
+  EXPECT_EQ(same.out.find("validation-layer warnings that appear"), std::string::npos) << same.out;
+
+  const auto plain = test::run_pebench({"run", "--variant", "abs.learned", "--seq", "37", "--dtype", "f32", "--out",
+                                        dir + "/plain.json", "--quiet", "--benchmark_min_time=0.001"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  const auto prep = nlohmann::json::parse(test::read_file(dir + "/plain.json"));
+  EXPECT_FALSE(prep["results"][0].contains("vk_validation"));
+
+  const auto bad = test::run_pebench({"run", "--variant", "abs.learned", "--validate=sync,racy", "--out",
+                                      dir + "/bad.json"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("racy"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace pebench
