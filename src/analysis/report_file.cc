@@ -12,6 +12,7 @@
 
 #include "analysis/case_key.h"
 #include "analysis/json_input.h"
+#include "io/input_file.h"
 
 namespace pebench {
 
@@ -460,24 +461,14 @@ namespace {
 
 // A report is a few hundred KiB; anything this large is not one, and reading
 // it whole (say /dev/zero) would exhaust memory first.
-constexpr std::streamsize kMaxReportBytes = std::streamsize(1) << 30;
+constexpr size_t kMaxReportBytes = size_t(1) << 30;
 
 std::string read_report_text(const std::string& path) {
-  std::error_code ec;
-  // An ifstream opens a directory and reads nothing: say what it is.
-  if (std::filesystem::is_directory(path, ec)) throw ReportError(path + ": is a directory, not a report file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::string text;
-  std::vector<char> chunk(1 << 16);
-  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
-    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
-    if (static_cast<std::streamsize>(text.size()) > kMaxReportBytes) {
-      throw ReportError(fmt::format("{}: larger than {} bytes, not a pebench report", path, kMaxReportBytes));
-    }
+  try {
+    return read_input_file(path, kMaxReportBytes, "report");
+  } catch (const InputFileError& e) {
+    throw ReportError(e.what());
   }
-  if (in.bad()) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  return text;
 }
 
 }  // namespace

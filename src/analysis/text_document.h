@@ -6,22 +6,28 @@
 #include <string>
 #include <vector>
 
+#include "analysis/printable.h"
 #include "analysis/text_table.h"
 
 namespace pebench {
 
 class TextDocument {
  public:
-  void heading(std::string text) { blocks_.push_back({Kind::kHeading, {std::move(text)}, {}}); }
+  // Every line is kept printable (analysis/printable.h), as TextTable's cells are.
+  void heading(std::string text) { blocks_.push_back({Kind::kHeading, {printable(text)}, {}}); }
   // Lines of prose (one paragraph).
-  void paragraph(std::vector<std::string> lines) { blocks_.push_back({Kind::kParagraph, std::move(lines), {}}); }
-  void list(std::vector<std::string> items) { blocks_.push_back({Kind::kList, std::move(items), {}}); }
+  void paragraph(std::vector<std::string> lines) { blocks_.push_back({Kind::kParagraph, printable_lines(lines), {}}); }
+  void list(std::vector<std::string> items) { blocks_.push_back({Kind::kList, printable_lines(items), {}}); }
   void table(TextTable table) { blocks_.push_back({Kind::kTable, {}, {std::move(table)}}); }
 
   std::string text() const;
   std::string markdown() const;
 
  private:
+  static std::vector<std::string> printable_lines(std::vector<std::string> lines) {
+    for (auto& l : lines) l = printable(l);
+    return lines;
+  }
   enum class Kind { kHeading, kParagraph, kList, kTable };
   struct Block {
     Kind kind;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/printable.h"
+
 namespace pebench {
 namespace {
 
@@ -18,6 +20,15 @@ std::string pad(const std::string& s, size_t w, bool right) {
 }
 
 }  // namespace
+
+TextTable::TextTable(std::vector<std::string> header) : header_(std::move(header)) {
+  for (auto& h : header_) h = printable(h);
+}
+
+void TextTable::add_row(std::vector<std::string> row) {
+  for (auto& cell : row) cell = printable(cell);
+  rows_.push_back(std::move(row));
+}
 
 std::string TextTable::text() const {
   std::vector<size_t> w(header_.size(), 0);

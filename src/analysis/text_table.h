@@ -9,8 +9,10 @@ namespace pebench {
 
 class TextTable {
  public:
-  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
-  void add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Cells are kept printable (analysis/printable.h): no control character
+  // from a report's strings reaches a terminal.
+  explicit TextTable(std::vector<std::string> header);
+  void add_row(std::vector<std::string> row);
   // Column `c` right-aligned (default: left).
   void align_right(size_t c) {
     if (right_.size() <= c) right_.resize(c + 1, false);

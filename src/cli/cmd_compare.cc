@@ -12,6 +12,7 @@
 #include "analysis/compare_render.h"
 #include "analysis/variant_overhead_render.h"
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "harness/contract/errors.h"
 
 namespace pebench {
@@ -38,8 +39,11 @@ class CompareCommand : public Command {
                  "exit 1 when a case is slower beyond --threshold and significant, a case ok in BASE fails, "
                  "errors or no longer runs in NEW, or a BASE case is missing from NEW");
     app.add_option("--threshold", options_.threshold, "relative change below which a case counts as unchanged")
-        ->capture_default_str();
-    app.add_option("--alpha", options_.alpha, "significance level of the Mann-Whitney U test")->capture_default_str();
+        ->capture_default_str()
+        ->check(finite_in(0, 1e6));
+    app.add_option("--alpha", options_.alpha, "significance level of the Mann-Whitney U test")
+        ->capture_default_str()
+        ->check(finite_in(0, 1, /*lo_open=*/true));
     app.add_option("--time", series_, "samples to compare: gpu (GPU timestamps) or cpu (process CPU time per sample)")
         ->capture_default_str()
         ->check(CLI::IsMember({"gpu", "cpu"}));
@@ -48,9 +52,11 @@ class CompareCommand : public Command {
     app.add_option("--load-neighbours", options_.load_neighbours,
                    "with --normalize, divide each case by its own load factor: the median ratio of the K cases of "
                    "other variants nearest it in BASE time (0: one factor for all)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(whole_in(0, 1000000));
     app.add_option("--min-samples", options_.min_samples,
-                   "cases with fewer samples on a side are not tested, and fail --gate");
+                   "cases with fewer samples on a side are not tested, and fail --gate")
+        ->check(whole_in(0, 1000000000));
     app.add_option("--confirm", confirm_path_,
                    "NEW2.json, a second run of NEW's command: with --gate, a timing reason counts only if it shows "
                    "there too");
@@ -63,7 +69,8 @@ class CompareCommand : public Command {
                    "NAME: against a report from another implementation (a peer report, tools/peers/, sharing no "
                    "impl with BASE), the impl compared where a case ran several (default: flash)");
     app.add_option("--variant-threshold", variant_threshold_,
-                   "also gate each variant/impl on the median ratio of its cases (e.g. 0.25; 0: off)");
+                   "also gate each variant/impl on the median ratio of its cases (e.g. 0.25; 0: off)")
+        ->check(finite_in(0, 1e6));
   }
 
   int run(CLI::App&) override {

@@ -27,6 +27,7 @@ class ReportCommand : public Command {
   int run(CLI::App&) override {
     refuse_input_as_output();
     const std::vector<ReportFile> reports = load_reports(paths_);  // ReportError: bad input, exit 2
+    const OutputClaim claim(out_, "-o");  // a regular file, none of the inputs, locked (io/output_file.h)
     HtmlReportOptions options;
     options.generated = iso8601_now();
     const BuildInfo& b = build_info();

@@ -3,7 +3,9 @@
 //
 // Exit status: 0 when every case that ran validated (skipped and unsupported
 // cases are fine) and at least one ran; 1 when a case failed or errored, or
-// none could run; 2 for bad arguments; 130 when interrupted.
+// none could run or the sweep stopped on a report it could not write; 2 for
+// bad arguments; 128 + the signal when SIGINT (130), SIGTERM (143), SIGHUP
+// (129) or SIGXFSZ (153) ended it.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -32,13 +34,47 @@
 #include "harness/engine/sweep.h"
 #include "harness/engine/tuning_presets.h"
 #include "harness/output/report.h"
+#include "io/output_file.h"
 
 namespace pebench {
 namespace {
 
-void on_sigint(int) {
+// SIGINT, SIGTERM, SIGHUP and SIGXFSZ end a run alike: the case running
+// stops, the rest are `interrupted`, the report keeps every finished case
+// and the exit status is 128 + the signal. A second SIGINT, SIGTERM or
+// SIGHUP kills at once; SIGXFSZ stays ignored, so a write past the file
+// size limit fails (EFBIG) and its temporary file is removed.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+
+void on_stop_signal(int sig) {
+  if (!g_interrupted) g_interrupt_signal = sig;
   g_interrupted = true;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
+  std::signal(sig, sig == SIGXFSZ ? SIG_IGN : SIG_DFL);
+}
+
+void handle_stop_signals(bool on) {
+  for (int sig : kStopSignals) std::signal(sig, on ? on_stop_signal : sig == SIGXFSZ ? SIG_IGN : SIG_DFL);
+}
+
+// Writes the report; when that fails (a full disk, a file size limit), says
+// so and returns the run's exit status: 128 + the signal that came (SIGXFSZ
+// for a file size limit), else 1. The file on disk is then the last one
+// written whole, or the one the run found: each flush replaces it atomically.
+int flush_or_exit_code(const ReportWriter& writer) {
+  try {
+    writer.flush();
+    return 0;
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "pebench run: error: %s; %s was left as it was\n", e.what(), writer.path().c_str());
+    return g_interrupt_signal ? interrupted_exit_code() : 1;
+  }
+}
+
+// The exit status of a run a signal stopped before its first case: nothing
+// was written, no earlier report was touched.
+int interrupted_before_cases(const char* phase) {
+  std::fprintf(stderr, "pebench run: interrupted while %s; no report was written\n", phase);
+  return interrupted_exit_code();
 }
 
 class RunCommand : public Command {
@@ -56,6 +92,10 @@ class RunCommand : public Command {
     app.add_option("--preset", preset_, "named sweep: quick, standard, llm, kernels, mobile, gpu");
     for (const auto& [flag, key] : kAxisFlags) app.add_option(flag, axis_text_[key], "sweep axis " + key + " (comma list)");
     app.add_option("--param", params_, "KEY=V[,V...] for any variant parameter (repeatable)");
+    app.add_option("--max-cases", max_cases_,
+                   "the most cases the sweep may hold; a larger one is refused before it is built")
+        ->capture_default_str()
+        ->check(whole_in(1, 100000000));
     app.add_option("--out", out_, "report file")->capture_default_str();
     app.add_option("--dump", dump_, "write inputs/outputs of every case as NPY under DIR");
     app.add_flag("--no-validate", no_validate_, "skip checking results against the float64 reference");
@@ -96,6 +136,15 @@ class RunCommand : public Command {
   }
 
   int run(CLI::App& app) override {
+    handle_stop_signals(true);
+    struct Restore {
+      ~Restore() { handle_stop_signals(false); }
+    } restore;
+    return run_sweep(app);
+  }
+
+ private:
+  int run_sweep(CLI::App& app) {
     if (app.count("--validate")) {
       std::string why;
       const auto checks = parse_validation_checks(validate_list_, &why);
@@ -105,6 +154,10 @@ class RunCommand : public Command {
     }
     const Preset* preset = nullptr;
     const SweepSpec spec = sweep_spec(preset);
+    // Google Benchmark flags: pebench applies the output, filter and listing
+    // ones itself (harness/engine/gb_output.h), Google Benchmark the rest;
+    // every value is checked here, before anything is read or built.
+    const GbFlags gb = parse_gb_flags(app.remaining());
     if (compile_only_ && !dump_.empty()) {
       throw UsageError("--compile-only runs nothing, so it has nothing to --dump");
     }
@@ -123,14 +176,18 @@ class RunCommand : public Command {
     }
     std::optional<DeviceProfile> profile;
     if (!emulate_.empty()) profile = load_profile(emulate_);
+    // What this run writes, checked before anything runs (io/output_file.h):
+    // regular files only, none of its inputs, not one file twice, locked.
+    const OutputClaim out_claim(out_, "--out");
+    OutputClaim gb_claim;
+    if (!gb.out.empty()) gb_claim = OutputClaim(gb.out, "--benchmark_out");
+    if (!dump_.empty()) check_output_dir(dump_, "--dump");
     std::vector<InjectedSlowdown> injected;
     for (const auto& text : slowdowns_) injected.push_back(parse_slowdown(text, Registry::instance()));
     const auto planned = expand_preset_sweep(spec, preset);
     if (planned.empty()) throw UsageError("the selection matches no case");
+    if (g_interrupted) return interrupted_before_cases("expanding the sweep");
 
-    // Google Benchmark flags: pebench applies the output, filter and listing
-    // ones itself (harness/engine/gb_output.h), Google Benchmark the rest.
-    const GbFlags gb = parse_gb_flags(app.remaining());
     const int repetitions = preset && !gb.repetitions_given ? preset->repetitions : 0;
     if (!initialize_google_benchmark(gb, repetitions)) return 2;
 
@@ -144,11 +201,14 @@ class RunCommand : public Command {
       return 0;
     }
     if (kept.cases.empty()) throw UsageError(fmt::format("--benchmark_filter={} matches no case", gb.filter));
+    if (g_interrupted) return interrupted_before_cases("planning the cases");
     const OpenDevices open = open_devices(*vk.instance, selected, infos, kept);
+    if (g_interrupted) return interrupted_before_cases("opening the devices");
 
     DriverOptions options = driver_options(preset, gb, repetitions, injected);
     ReportWriter writer(out_, report_header(open, repetitions, options.warmup_s, gb, injected));
-    writer.flush();  // fail early (and visibly) if the report cannot be written
+    // Fail early (and visibly) if the report cannot be written.
+    if (const int code = flush_or_exit_code(writer); code != 0) return code;
 
     ProgressPrinter progress(stderr);
     options.progress = quiet_ ? nullptr : &progress;
@@ -157,15 +217,13 @@ class RunCommand : public Command {
     GbOutput gb_out(gb);
     if (gb_out.active()) options.gb = &gb_out;
 
-    std::signal(SIGINT, on_sigint);
     if (compile_only_) {
       compile_sweep(*vk.instance, writer, open.cases, options.progress);
     } else {
       BenchDriver driver(*vk.instance, writer, options);
       driver.run(open.cases);
     }
-    std::signal(SIGINT, SIG_DFL);
-    writer.flush();
+    if (const int code = flush_or_exit_code(writer); code != 0) return code;
     if (compile_only_) return summarize_compiled(writer);
 
     // With a Google Benchmark format stdout is that format's alone.
@@ -182,7 +240,6 @@ class RunCommand : public Command {
     return code;
   }
 
- private:
   // The devices opened for the run, and what each brings.
   struct OpenDevices {
     std::vector<std::unique_ptr<GpuContext>> contexts;
@@ -195,6 +252,7 @@ class RunCommand : public Command {
   // --variant, --impl, the axis flags and --param over it.
   SweepSpec sweep_spec(const Preset*& preset) {
     SweepSpec spec;
+    spec.max_cases = max_cases_;
     if (!preset_.empty()) {
       preset = find_preset(preset_);
       if (!preset) {
@@ -359,9 +417,13 @@ class RunCommand : public Command {
     out << vk_validation_summary(writer.results());
     out << fmt::format("{} ok, {} failed or errored, {} skipped or unsupported{}; report: {}\n", ok, bad, other,
                        interrupted ? fmt::format(", {} interrupted", interrupted) : "", writer.path());
-    if (g_interrupted) {
+    if (g_interrupt_signal) {
       std::cerr << "pebench run: interrupted; the report holds the cases that finished\n";
-      return 130;
+      return interrupted_exit_code();
+    }
+    if (interrupted > 0) {
+      std::cerr << "pebench run: error: the sweep stopped early; " << interrupted << " cases did not run\n";
+      return 1;
     }
     if (bad > 0) {
       std::cerr << "pebench run: error: " << first_bad << "\n";
@@ -391,7 +453,7 @@ class RunCommand : public Command {
     }
     std::cout << fmt::format("{} compiled, {} errored, {} skipped or unsupported; report: {}\n", compiled, bad, other,
                              writer.path());
-    if (g_interrupted) return 130;
+    if (g_interrupt_signal) return interrupted_exit_code();
     if (bad > 0) {
       std::cerr << "pebench run: error: " << first_bad << "\n";
       return 1;
@@ -416,7 +478,7 @@ class RunCommand : public Command {
   ValidationChecks vk_checks_;
   bool no_validate_ = false, vk_validation_ = false, quiet_ = false, compile_only_ = false, no_peak_ = false,
        tune_ = false;
-  uint64_t seed_ = 0;
+  uint64_t seed_ = 0, max_cases_ = kDefaultMaxCases;
   double timeout_s_ = 120;
   std::optional<double> warmup_s_;
 };

@@ -9,22 +9,19 @@
 #include <cstdlib>
 
 #include "harness/contract/errors.h"
+#include "io/checked_number.h"
 
 namespace pebench {
 
 namespace {
 
-// Seconds in (lo, hi] when lo_open, else [lo, hi]. strtod, not CLI11's
-// conversion: it takes "nan" and "inf", which the checks here refuse.
+// Seconds in (lo, hi] when lo_open, else [lo, hi], by the checked parser:
+// it refuses "nan", "inf" and overflow, which CLI11's conversion takes.
 CLI::Validator seconds_in(double lo, bool lo_open, double hi) {
   const std::string range = fmt::format("SECONDS in {}{:g}, {:g}]", lo_open ? "(" : "[", lo, hi);
   return CLI::Validator(
       [=](std::string& text) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        const double s = std::strtod(text.c_str(), &end);
-        const bool parsed = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE;
-        if (parsed && std::isfinite(s) && (lo_open ? s > lo : s >= lo) && s <= hi) return "";
+        if (parse_real(text, lo, hi, lo_open)) return "";
         return fmt::format("'{}' is not a number of seconds {} {:g} and at most {:g}", text,
                            lo_open ? "above" : "from", lo, hi);
       },
@@ -40,12 +37,29 @@ CLI::Validator warmup_seconds() { return seconds_in(0, false, 60); }
 CLI::Validator whole_uint64() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        uint64_t v = 0;
-        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (!text.empty() && ec == std::errc() && end == text.data() + text.size()) return "";
+        if (parse_whole_u64(text, 0, UINT64_MAX)) return "";
         return fmt::format("'{}' is not a whole number from 0 to {}", text, UINT64_MAX);
       },
       "UINT64");
+}
+
+CLI::Validator whole_in(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        if (parse_whole(text, lo, hi)) return "";
+        return fmt::format("'{}' is not a whole number from {} to {}", text, lo, hi);
+      },
+      fmt::format("INT in [{}, {}]", lo, hi));
+}
+
+CLI::Validator finite_in(double lo, double hi, bool lo_open) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        if (parse_real(text, lo, hi, lo_open)) return "";
+        return fmt::format("'{}' is not a finite number {} {:g} and at most {:g}", text, lo_open ? "above" : "from",
+                           lo, hi);
+      },
+      fmt::format("NUMBER in {}{:g}, {:g}]", lo_open ? "(" : "[", lo, hi));
 }
 
 void reject_empty_values(const CLI::App& app) {

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ CLI::Validator warmup_seconds();
 // Validator for a uint64 option such as --seed: digits only, at most 2^64-1
 // (CLI11 itself wraps "-1" and saturates larger values).
 CLI::Validator whole_uint64();
+// A whole number in [lo, hi] (compare --min-samples, --load-neighbours).
+CLI::Validator whole_in(int64_t lo, int64_t hi);
+// A finite number in [lo, hi] ((lo, hi] when lo_open).
+CLI::Validator finite_in(double lo, double hi, bool lo_open = false);
 
 // Throws UsageError naming the first option of `app` given with an empty value.
 void reject_empty_values(const CLI::App& app);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/contract/errors.h"
+#include "io/checked_number.h"
 
 namespace pebench {
 
@@ -46,12 +47,12 @@ std::vector<uint32_t> select_devices(const std::vector<PhysicalDeviceInfo>& devi
     return out;
   }
   if (std::all_of(spec.begin(), spec.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    const unsigned long idx = std::stoul(spec);
-    if (idx >= devices.size()) {
+    const auto idx = parse_whole_u64(spec, 0, UINT32_MAX);
+    if (!idx || *idx >= devices.size()) {
       throw UsageError(fmt::format("no device with index {} (there are {}; see `pebench devices`)", spec,
                                    devices.size()));
     }
-    return {static_cast<uint32_t>(idx)};
+    return {static_cast<uint32_t>(*idx)};
   }
   auto lower = [](std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

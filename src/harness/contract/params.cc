@@ -4,12 +4,14 @@
 
 #include <array>
 #include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "analysis/enum_names.h"
 #include "harness/contract/errors.h"
+#include "io/checked_number.h"
 
 namespace pebench {
 
@@ -56,20 +58,14 @@ ParamValue parse_param_value(const ParamSpec& spec, const std::string& text) {
   };
   switch (spec.type) {
     case ParamType::kInt: {
-      if (text.empty()) throw bad("expected an integer");
-      errno = 0;
-      char* end = nullptr;
-      const long long v = std::strtoll(text.c_str(), &end, 10);
-      if (errno != 0 || end != text.c_str() + text.size()) throw bad("expected an integer");
-      return ParamValue{static_cast<int64_t>(v)};
+      const auto v = parse_whole(text, INT64_MIN, INT64_MAX);
+      if (!v) throw bad("expected an integer");
+      return ParamValue{*v};
     }
     case ParamType::kFloat: {
-      if (text.empty()) throw bad("expected a number");
-      errno = 0;
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v)) throw bad("expected a finite number");
-      return ParamValue{v};
+      const auto v = parse_real(text, -DBL_MAX, DBL_MAX);
+      if (!v) throw bad("expected a finite number");
+      return ParamValue{*v};
     }
     case ParamType::kBool: {
       if (text == "1" || text == "true" || text == "yes" || text == "on") return ParamValue{true};
@@ -77,6 +73,8 @@ ParamValue parse_param_value(const ParamSpec& spec, const std::string& text) {
       throw bad("expected 0/1 or true/false");
     }
     case ParamType::kEnum: {
+      // No choices: free text the variant's resolve() checks (mrope_section's "s0:s1:s2").
+      if (spec.choices.empty()) return ParamValue{text};
       for (const auto& c : spec.choices) {
         if (c == text) return ParamValue{text};
       }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <map>
 #include <optional>
 #include <set>
@@ -11,6 +12,9 @@
 namespace pebench {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_interrupt_signal{0};
+
+int interrupted_exit_code() { return 128 + (g_interrupt_signal ? g_interrupt_signal.load() : SIGINT); }
 
 std::string short_params(const Variant& v, const Params& p, const std::vector<std::string>& explicit_keys) {
   static const char* kShape[] = {"batch", "heads", "kv_heads", "seq", "kv_seq", "dim", "d_model", "causal"};
@@ -89,7 +93,7 @@ BenchDriver::Live& BenchDriver::start(size_t index) {
   const SweepCase& c = cases_[index];
   if (g_interrupted) {
     r.status = CaseStatus::kInterrupted;
-    r.reason = "interrupted";
+    r.reason = stop_reason_.empty() ? "interrupted" : stop_reason_;
     return live;
   }
   if (!c.planned.rejected.empty()) {
@@ -115,7 +119,7 @@ void BenchDriver::body(size_t index, void* state_ptr) {
   if (!live.ready || g_interrupted) {
     if (g_interrupted && live.ready) {
       r.status = CaseStatus::kInterrupted;
-      r.reason = "interrupted";
+      r.reason = stop_reason_.empty() ? "interrupted" : stop_reason_;
       live.ready = false;
     }
     st.SkipWithError(fmt::format("{}: {}", status_name(r.status), r.reason).c_str());
@@ -207,7 +211,18 @@ void BenchDriver::write_finished_in_order() {
   // not finish cases in: each waits for the cases before it.
   if (written_ < cases_.size() && finished_[written_]) {
     while (written_ < cases_.size() && finished_[written_]) writer_.add(results_[written_++]);
-    writer_.flush();
+    try {
+      writer_.flush();
+    } catch (const std::runtime_error& e) {
+      // A full disk or a file size limit: the report on disk is the last one
+      // written, whole. Stop the sweep; the cases not run say why, and the
+      // run's last flush tries once more.
+      if (stop_reason_.empty()) {
+        stop_reason_ = fmt::format("not run: the report could not be written: {}", e.what());
+        fmt::print(stderr, "pebench run: error: {}; stopping the sweep\n", e.what());
+      }
+      g_interrupted = true;
+    }
   }
 }
 

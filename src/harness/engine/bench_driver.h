@@ -50,8 +50,13 @@ struct DriverOptions {
   GbOutput* gb = nullptr;           // Google Benchmark output (--benchmark_format, --benchmark_out)
 };
 
-// Set from a SIGINT handler: remaining cases are skipped as "interrupted".
+// Set from a signal handler (SIGINT, SIGTERM, SIGHUP, SIGXFSZ), or when the
+// report cannot be written: remaining cases are "interrupted".
 extern std::atomic<bool> g_interrupted;
+// The signal that set g_interrupted; 0 when none did.
+extern std::atomic<int> g_interrupt_signal;
+// The exit status of a run a signal ended: 128 + the signal (SIGINT: 130).
+int interrupted_exit_code();
 
 // Short human description of a case's parameters: the shape keys, every
 // parameter that was set explicitly, and every other one whose fixed
@@ -118,6 +123,7 @@ class BenchDriver {
   std::vector<std::vector<std::vector<CaseRun::Sample>>> invocations_;  // per case: samples of each invocation
   std::vector<bool> finished_;
   size_t written_ = 0;  // cases 0..written_-1 are in the report
+  std::string stop_reason_;  // why the sweep stopped early for no signal (the report could not be written)
   std::map<size_t, Live> live_;
   std::optional<size_t> last_body_;  // the case Google Benchmark timed last
   size_t done_ = 0;

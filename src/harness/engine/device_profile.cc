@@ -4,11 +4,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
 
 #include "harness/contract/errors.h"
+#include "io/input_file.h"
 
 namespace pebench {
 namespace {
@@ -249,8 +252,53 @@ VkPhysicalDeviceType device_type_from(const std::string& s) {
 // "min..." ones (alignments) are stricter when larger.
 bool larger_is_stricter(const std::string& limit) { return limit.rfind("min", 0) == 0; }
 
+// The limits apply_profile applies, with the largest value of their Vulkan
+// type: VkDeviceSize (uint64_t) or uint32_t.
+double applied_limit_max(const std::string& name) {
+  static const std::map<std::string, double> kMax = {
+      {"maxComputeSharedMemorySize", 4294967295.0},  {"maxComputeWorkGroupInvocations", 4294967295.0},
+      {"maxComputeWorkGroupSize", 4294967295.0},     {"maxComputeWorkGroupCount", 4294967295.0},
+      {"maxStorageBufferRange", 4294967295.0},       {"maxPushConstantsSize", 4294967295.0},
+      {"maxPerStageDescriptorStorageBuffers", 4294967295.0}, {"maxBoundDescriptorSets", 4294967295.0},
+      {"maxUniformBufferRange", 4294967295.0},       {"maxPerStageResources", 4294967295.0},
+      {"maxPerStageDescriptorStorageImages", 4294967295.0}, {"maxTexelBufferElements", 4294967295.0},
+      {"minTexelBufferOffsetAlignment", 18446744073709549568.0},  // the largest double below 2^64
+      {"minStorageBufferOffsetAlignment", 18446744073709549568.0},
+      {"maxMemoryAllocationSize", 18446744073709549568.0}};
+  auto it = kMax.find(name);
+  return it == kMax.end() ? 0 : it->second;
+}
+
+// A limit pebench applies must be a whole number its Vulkan type holds (a
+// "max" limit at least 1): anything else would be cast out of range and
+// could loosen the device.
+void check_applied_limit(const std::string& origin, const std::string& name, const nlohmann::json& v) {
+  const double hi = applied_limit_max(name);
+  if (hi == 0) return;  // a limit pebench does not apply: kept as given
+  auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format("profile '{}': limit {} = {}: {}", origin, name, v.dump(), why));
+  };
+  const bool device_size = hi > 4294967295.0;
+  const uint64_t lo = larger_is_stricter(name) ? 0 : 1;
+  const uint64_t top = device_size ? UINT64_MAX : UINT32_MAX;
+  for (const nlohmann::json& e : v.is_array() ? v : nlohmann::json::array({v})) {
+    if (!e.is_number()) throw bad("not a number");
+    bool ok = false;
+    if (e.is_number_unsigned()) {
+      ok = e.get<uint64_t>() >= lo && e.get<uint64_t>() <= top;
+    } else if (e.is_number_integer()) {
+      ok = e.get<int64_t>() >= static_cast<int64_t>(lo) && (device_size || e.get<int64_t>() <= int64_t(top));
+    } else {
+      const double x = e.get<double>();
+      ok = x >= static_cast<double>(lo) && x <= hi && x == std::floor(x);
+    }
+    if (!ok) throw bad(fmt::format("not a whole number from {} to {} ({})", lo, top, device_size ? "VkDeviceSize" : "uint32_t"));
+  }
+}
+
 // Capabilities combine as a union: the larger guarantee of each limit.
 void merge_limit(DeviceProfile& p, const std::string& name, const nlohmann::json& v) {
+  check_applied_limit(p.source, name, v);
   std::vector<double> values;
   if (v.is_number()) values.push_back(v.get<double>());
   if (v.is_array()) {
@@ -280,7 +328,7 @@ void merge_properties(DeviceProfile& p, const nlohmann::json& props, bool& typed
   if (auto base = props.find("VkPhysicalDeviceProperties"); base != props.end() && base->is_object()) {
     if (auto t = base->find("deviceType"); t != base->end() && t->is_string() && !typed) {
       p.type = device_type_from(t->get<std::string>());
-      typed = true;
+      p.typed = typed = true;
     }
     if (auto limits = base->find("limits"); limits != base->end() && limits->is_object()) {
       for (const auto& [k, v] : limits->items()) merge_limit(p, k, v);
@@ -311,15 +359,20 @@ void merge_features(DeviceProfile& p, const nlohmann::json& feats) {
   }
 }
 
+// A profile from vulkan.gpuinfo.org is tens of KiB; the cap keeps a wrong
+// path (/dev/zero, a huge file) from filling memory.
+constexpr size_t kMaxProfileBytes = size_t(16) << 20;
+
+// The profile file's text, or "" when no such file exists (then the name
+// was meant as a built-in profile's).
 std::string read_file(const std::string& path) {
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return {};
-  if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("--emulate '{}': a directory, not a profile file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("--emulate '{}': cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  if (lstat(path.c_str(), &st) != 0) return {};
+  try {
+    return read_input_file(path, kMaxProfileBytes, "device profile");
+  } catch (const InputFileError& e) {
+    throw UsageError(fmt::format("--emulate {}", e.what()));
+  }
 }
 
 }  // namespace
@@ -389,9 +442,12 @@ template <typename T>
 void limit(T& field, const DeviceProfile& p, const std::string& name, size_t i = 0) {
   auto it = p.limits.find(name);
   if (it == p.limits.end() || it->second.size() <= i || !(it->second[i] >= 0)) return;
-  const double v = it->second[i];
+  // In range (check_applied_limit); clamped again so no cast can wrap.
+  const double v = std::min(it->second[i], static_cast<double>(std::numeric_limits<T>::max()));
   const double now = static_cast<double>(field);
-  field = static_cast<T>(larger_is_stricter(name) ? std::max(now, v) : std::min(now, v));
+  const double tighter = larger_is_stricter(name) ? std::max(now, v) : std::min(now, v);
+  field = tighter >= static_cast<double>(std::numeric_limits<T>::max()) ? std::numeric_limits<T>::max()
+                                                                       : static_cast<T>(tighter);
 }
 
 void feature(bool& field, const DeviceProfile& p, const std::string& name) {
@@ -404,7 +460,7 @@ void feature(bool& field, const DeviceProfile& p, const std::string& name) {
 PhysicalDeviceInfo apply_profile(const PhysicalDeviceInfo& real, const DeviceProfile& p) {
   PhysicalDeviceInfo e = real;
   e.profile = p.name;
-  e.type = p.type;
+  if (p.typed) e.type = p.type;
   DeviceLimits& l = e.limits;
   limit(l.max_compute_shared_memory_size, p, "maxComputeSharedMemorySize");
   limit(l.max_compute_work_group_invocations, p, "maxComputeWorkGroupInvocations");

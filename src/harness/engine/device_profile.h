@@ -9,7 +9,11 @@
 // the subgroup size stays the device's own (it is how the hardware runs);
 // limits a profile does not name stay the device's; a feature a profile does
 // not list is taken as absent (a profile lists what it guarantees). A profile
-// without a device type describes a GPU: integrated.
+// without a device type leaves the device's own. Every limit pebench applies
+// is read as its Vulkan type (uint32_t or VkDeviceSize): a value that is not
+// a whole number in that type's range, or a "max" limit of 0, is refused
+// (UsageError naming the limit and the value), so that a profile can only
+// tighten the device, never loosen it through a wrapped conversion.
 #pragma once
 
 #include <volk.h>
@@ -27,6 +31,7 @@ struct DeviceProfile {
   std::string name;
   std::string source;  // "built-in" or the file it was read from
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
+  bool typed = false;  // the profile names its deviceType; otherwise the device keeps its own
   std::map<std::string, std::vector<double>> limits;  // Vulkan limit name -> value(s) (arrays: 3)
   std::map<std::string, bool> features;               // Vulkan feature member name -> guaranteed
   std::optional<uint32_t> subgroup_operations;        // VkSubgroupFeatureFlags, when the profile names them

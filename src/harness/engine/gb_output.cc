@@ -15,11 +15,16 @@
 
 #include "harness/contract/errors.h"
 #include "harness/output/build_info.h"
+#include "io/checked_number.h"
+#include "io/output_file.h"
 
 namespace pebench {
 namespace {
 
 using Run = benchmark::BenchmarkReporter::Run;
+
+// The longest --benchmark_min_time or --benchmark_min_warmup_time: a day.
+constexpr double kMaxGbSeconds = 86400;
 
 bool parse_bool(const std::string& flag, const std::string& v) {
   if (v.empty() || v == "true" || v == "1" || v == "yes") return true;
@@ -36,10 +41,45 @@ std::string checked_format(const std::string& flag, const std::string& v) {
 // 1 up. Google Benchmark takes any 32-bit int there and reserves that many
 // runs: -1 ends in std::length_error ("vector::reserve"), 0 runs nothing.
 void check_repetitions(const std::string& arg, const std::string& v) {
-  int n = 0;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1) {
+  if (!parse_whole(v, 1, INT_MAX)) {
     throw UsageError(fmt::format("{}: must be a whole number from 1 to {}", arg, INT_MAX));
+  }
+}
+
+// Google Benchmark's own flags that pebench passes on, checked here first:
+// Google Benchmark 1.7 takes "nan" or "1e400" seconds and then never ends
+// a case, reads any word as true, and answers a bad time unit with its
+// usage text on stdout and exit 0. Each is one line naming the value.
+void check_passthrough(const std::string& arg) {
+  const auto eq = arg.find('=');
+  const std::string flag = arg.substr(0, eq);
+  const std::string v = eq == std::string::npos ? "" : arg.substr(eq + 1);
+  auto one_of = [&](std::initializer_list<const char*> words, const char* expected) {
+    for (const char* w : words) {
+      if (v == w) return;
+    }
+    throw UsageError(fmt::format("{}: expected {}", arg, expected));
+  };
+  if (flag == "--benchmark_min_time") {
+    if (!parse_real(v, 0, kMaxGbSeconds, /*lo_open=*/true)) {
+      throw UsageError(fmt::format("{}: expected seconds, a finite number above 0 and at most {:g} (Google "
+                                   "Benchmark 1.7 has no 'Nx' iteration form)",
+                                   arg, kMaxGbSeconds));
+    }
+  } else if (flag == "--benchmark_min_warmup_time") {
+    if (!parse_real(v, 0, kMaxGbSeconds)) {
+      throw UsageError(fmt::format("{}: expected seconds, a finite number from 0 to {:g}", arg, kMaxGbSeconds));
+    }
+  } else if (flag == "--benchmark_enable_random_interleaving" || flag == "--benchmark_counters_tabular") {
+    if (eq != std::string::npos) parse_bool(flag, v);
+  } else if (flag == "--benchmark_color") {
+    one_of({"auto", "true", "false", "yes", "no", "1", "0"}, "auto, true or false");
+  } else if (flag == "--benchmark_time_unit") {
+    one_of({"ns", "us", "ms", "s"}, "ns, us, ms or s");
+  } else if (flag == "--v") {
+    if (!parse_whole(v, 0, 100)) throw UsageError(fmt::format("{}: expected a whole number from 0 to 100", arg));
+  } else if (flag != "--benchmark_context" && flag != "--benchmark_perf_counters") {
+    throw UsageError(fmt::format("unknown option '{}'", arg));
   }
 }
 
@@ -229,8 +269,8 @@ GbFlags parse_gb_flags(const std::vector<std::string>& args) {
       f.repetitions_given = true;
       f.passthrough.push_back(a);
     } else {
-      f.min_time_given = f.min_time_given || a.rfind("--benchmark_min_time", 0) == 0;
-      f.repetitions_given = f.repetitions_given || a.rfind("--benchmark_repetitions", 0) == 0;
+      check_passthrough(a);
+      f.min_time_given = f.min_time_given || a.rfind("--benchmark_min_time=", 0) == 0;
       f.passthrough.push_back(a);
     }
   }
@@ -333,15 +373,22 @@ std::vector<Run> gb_runs(const std::string& name, int64_t family, const CaseResu
 GbOutput::GbOutput(const GbFlags& flags) : flags_(flags) {
   if (!flags.format.empty()) display_ = make_reporter(flags.format, true);
   if (!flags.out.empty()) {
-    out_.open(flags.out, std::ios::out | std::ios::trunc);
-    if (!out_) throw std::runtime_error(fmt::format("cannot write --benchmark_out file {}", flags.out));
+    // Written whole at finalize(), atomically (io/output_file.h): a signal,
+    // a full disk or a file size limit leaves the old file as it was.
+    check_output_path(flags.out, "--benchmark_out");
     file_ = make_reporter(flags.out_format, false);
     file_->SetOutputStream(&out_);
     file_->SetErrorStream(&out_);
   }
 }
 
-GbOutput::~GbOutput() { finalize(); }
+GbOutput::~GbOutput() {
+  try {
+    finalize();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pebench run: error: {}\n", e.what());
+  }
+}
 
 void GbOutput::context(const benchmark::BenchmarkReporter::Context& context) {
   started_ = true;
@@ -361,7 +408,7 @@ void GbOutput::finalize() {
   finalized_ = true;
   if (display_) display_->Finalize();
   if (file_) file_->Finalize();
-  if (out_.is_open()) out_.flush();
+  if (file_) write_file_atomic(flags_.out, out_.str());
 }
 
 }  // namespace pebench

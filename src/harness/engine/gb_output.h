@@ -18,7 +18,7 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -80,17 +80,18 @@ std::vector<benchmark::BenchmarkReporter::Run> gb_runs(const std::string& name, 
 // The display (stdout) and file reporters the flags ask for, fed case by case.
 class GbOutput {
  public:
-  explicit GbOutput(const GbFlags& flags);  // throws std::runtime_error if --benchmark_out cannot be written
+  explicit GbOutput(const GbFlags& flags);  // throws OutputPathError if --benchmark_out may not be written
   ~GbOutput();
   bool active() const { return display_ || file_; }
   void context(const benchmark::BenchmarkReporter::Context& context);
   void report(const std::string& name, int64_t family, const CaseResult& r, double cpu_s_per_iteration);
+  // Ends both outputs; writes the --benchmark_out file (throws std::runtime_error when that fails).
   void finalize();
 
  private:
   GbFlags flags_;
   std::unique_ptr<benchmark::BenchmarkReporter> display_, file_;
-  std::ofstream out_;
+  std::ostringstream out_;  // the --benchmark_out file, written by finalize()
   bool started_ = false, finalized_ = false;
 };
 

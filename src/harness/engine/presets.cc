@@ -163,6 +163,11 @@ std::vector<PlannedCase> expand_preset_sweep(const SweepSpec& spec, const Preset
     }
   }
   if (!any && first_error) throw *first_error;
+  if (planned.size() > spec.max_cases) {
+    throw UsageError(fmt::format("the sweep has {} cases, over the limit of {}; narrow it, or raise the limit with "
+                                 "--max-cases",
+                                 planned.size(), spec.max_cases));
+  }
   return planned;
 }
 

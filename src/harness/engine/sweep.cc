@@ -61,8 +61,27 @@ const std::vector<std::string>* lookup(const SweepSpec& spec, const Variant& v, 
   return nullptr;
 }
 
+bool is_shape_key(const std::string& key) {
+  for (const char* k : {"batch", "heads", "kv_heads", "seq", "kv_seq", "dim", "d_model"}) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+// A value given for a shape key: a size, so from 1 to kMaxShapeValue; bad
+// input (exit 2) when not, rather than a sweep of cases that cannot run.
+void check_shape_value(const std::string& key, const std::string& text, const ParamValue& value) {
+  const auto* v = std::get_if<int64_t>(&value);
+  if (v && (*v < 1 || *v > kMaxShapeValue)) {
+    throw UsageError(fmt::format("invalid value '{}' for parameter {}: must be from 1 to {}", text, key,
+                                 kMaxShapeValue));
+  }
+}
+
 int64_t parse_int_or_throw(const std::string& key, const std::string& text) {
-  return std::get<int64_t>(parse_param_value(int_param(key, 0, ""), text));
+  const ParamValue value = parse_param_value(int_param(key, 0, ""), text);
+  check_shape_value(key, text, value);
+  return std::get<int64_t>(value);
 }
 
 }  // namespace
@@ -142,6 +161,12 @@ void check_keys_and_impls(const std::vector<const Variant*>& selected, const Swe
 std::vector<ParamValue> d_model_values(const SweepSpec& spec, const Variant& v) {
   const auto* heads = lookup(spec, v, "heads");
   const auto* dims = lookup(spec, v, "dim");
+  const uint64_t pairs = uint64_t(heads ? heads->size() : 1) * uint64_t(dims ? dims->size() : 1);
+  if (pairs > spec.max_cases) {
+    throw UsageError(fmt::format("the sweep has at least {} cases ({}: {} heads x {} dims), over the limit of {}; "
+                                 "narrow it, or raise the limit with --max-cases",
+                                 pairs, v.id(), heads ? heads->size() : 1, dims ? dims->size() : 1, spec.max_cases));
+  }
   std::set<int64_t> products;
   for (const auto& h : heads ? *heads : std::vector<std::string>{"8"}) {
     for (const auto& d : dims ? *dims : std::vector<std::string>{"64"}) {
@@ -154,8 +179,9 @@ std::vector<ParamValue> d_model_values(const SweepSpec& spec, const Variant& v) 
 // `values` without repeats, keeping the first occurrence's order.
 std::vector<ParamValue> without_repeats(std::vector<ParamValue> values) {
   std::vector<ParamValue> unique;
+  std::set<ParamValue> seen;
   for (auto& x : values) {
-    if (std::find(unique.begin(), unique.end(), x) == unique.end()) unique.push_back(std::move(x));
+    if (seen.insert(x).second) unique.push_back(std::move(x));
   }
   return unique;
 }
@@ -180,7 +206,15 @@ std::optional<VariantAxes> variant_axes(const Variant& v, const SweepSpec& spec)
     } else if (s.key == "impl" && !lookup(spec, v, s.key)) {
       for (const auto& impl : s.choices) values.emplace_back(impl);  // no --impl: every impl
     } else if (const auto* raw = lookup(spec, v, s.key)) {
-      for (const auto& text : *raw) values.push_back(parse_param_value(s, text));
+      if (raw->size() > spec.max_cases) {
+        throw UsageError(fmt::format("the sweep has at least {} cases ({} values of {}), over the limit of {}; narrow "
+                                     "it, or raise the limit with --max-cases",
+                                     raw->size(), raw->size(), s.key, spec.max_cases));
+      }
+      for (const auto& text : *raw) {
+        values.push_back(parse_param_value(s, text));
+        if (is_shape_key(s.key)) check_shape_value(s.key, text, values.back());
+      }
       out.explicit_keys.push_back(s.key);
     } else if (s.key == "d_model") {
       values = d_model_values(spec, v);
@@ -224,15 +258,44 @@ void append_cross_product(const Variant& v, const VariantAxes& va, std::vector<P
   }
 }
 
+// At most how many cases `axes` of variant `v` make, saturating at UINT64_MAX.
+uint64_t case_count(const VariantAxes& axes) {
+  uint64_t n = 1;
+  for (const auto& [key, values] : axes.axes) {
+    n = values.empty() || n <= UINT64_MAX / values.size() ? n * values.size() : UINT64_MAX;
+  }
+  return n;
+}
+
+// Refuses a sweep of more than spec.max_cases cases, naming its count and
+// the variant with the most.
+void check_case_count(const std::vector<std::pair<const Variant*, VariantAxes>>& axes, const SweepSpec& spec) {
+  uint64_t total = 0, most = 0;
+  const Variant* largest = nullptr;
+  for (const auto& [v, va] : axes) {
+    const uint64_t n = case_count(va);
+    total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
+    if (n > most) most = n, largest = v;
+  }
+  if (total <= spec.max_cases) return;
+  throw UsageError(fmt::format("the sweep has up to {} cases ({} of them {}), over the limit of {}; narrow it, or "
+                               "raise the limit with --max-cases",
+                               total == UINT64_MAX ? std::string("more than 2^64") : std::to_string(total), most,
+                               largest ? largest->id() : "", spec.max_cases));
+}
+
 }  // namespace
 
 std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec& spec) {
   const std::vector<const Variant*> selected = select_variants(registry, spec);
   check_keys_and_impls(selected, spec);
-  std::vector<PlannedCase> planned;
+  std::vector<std::pair<const Variant*, VariantAxes>> axes;
   for (const Variant* v : selected) {
-    if (const auto axes = variant_axes(*v, spec)) append_cross_product(*v, *axes, planned);
+    if (auto va = variant_axes(*v, spec)) axes.emplace_back(v, std::move(*va));
   }
+  check_case_count(axes, spec);  // counted before any case is built
+  std::vector<PlannedCase> planned;
+  for (const auto& [v, va] : axes) append_cross_product(*v, va, planned);
   return planned;
 }
 

@@ -9,6 +9,7 @@
 // cases with `rejected` set (reported `skipped`), and the sweep goes on.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -21,12 +22,20 @@ namespace pebench {
 
 using AxisSet = std::map<std::string, std::vector<std::string>>;
 
+// The most cases a sweep may hold unless --max-cases raises it: past it a
+// sweep is refused (UsageError) with its count, before any case is built.
+inline constexpr uint64_t kDefaultMaxCases = 100000;
+// The largest value a shape parameter (batch, heads, kv_heads, seq, kv_seq,
+// dim, d_model) may be given; below it the product of two fits in int64.
+inline constexpr int64_t kMaxShapeValue = 2147483647;
+
 struct SweepSpec {
   std::vector<std::string> variant_globs;  // empty: every variant
   std::vector<std::string> impls;          // empty: every impl of each variant
   AxisSet axes;                            // from the command line
   AxisSet preset_axes;                     // from the preset
   std::vector<std::pair<std::string, AxisSet>> preset_overrides;  // (variant glob, axes); later wins
+  uint64_t max_cases = kDefaultMaxCases;  // --max-cases
 };
 
 struct PlannedCase {
@@ -43,8 +52,10 @@ std::vector<ParamSpec> all_params(const Variant& v);
 // then the variant's own); throws CaseRejected naming the offending value.
 void resolve_params(const Variant& v, Params& p);
 
-// Throws UsageError for an unknown variant glob, impl or parameter, or a
-// malformed value.
+// Throws UsageError for an unknown variant glob, impl or parameter, a
+// malformed value, a shape value below 1 or above kMaxShapeValue, or a
+// sweep of more than spec.max_cases cases (counted before it is built: the
+// product of each variant's axis lengths, summed over the variants).
 std::vector<PlannedCase> expand_sweep(const Registry& registry, const SweepSpec& spec);
 
 // "d0-rope.apply-default-f16-1a2b3c4d": stable, filesystem-safe, unique per

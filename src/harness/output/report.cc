@@ -179,60 +179,6 @@ std::string iso8601_now() {
   return buf;
 }
 
-namespace {
-
-// The permission bits the new file gets: those of the file it replaces, else
-// 0644. rename() replaces a read-only file as readily as any other (and the
-// new one would come back writable), so a read-only target is refused.
-mode_t replaceable_mode(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0644;
-  // No write bit for anyone, or none for us: root has access() to everything.
-  if ((st.st_mode & 0222) == 0 || ::access(path.c_str(), W_OK) != 0) {
-    throw UsageError(fmt::format("{} is read-only; not replacing it", path));
-  }
-  return st.st_mode & 07777;
-}
-
-}  // namespace
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) {
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot create directory {}: {}", target.parent_path().string(), ec.message()));
-  }
-  const mode_t mode = replaceable_mode(path);
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  ::fchmod(fd, mode);  // best effort: a failure leaves 0644, as for a new file
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(err)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(err)));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot replace {}: {}", path, std::strerror(err)));
-  }
-}
-
 ReportWriter::ReportWriter(std::string path, nlohmann::json header)
     : path_(std::move(path)), header_(std::move(header)) {}
 

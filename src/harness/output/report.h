@@ -10,6 +10,7 @@
 
 #include "analysis/report_schema.h"
 #include "harness/output/result.h"
+#include "io/output_file.h"  // write_file_atomic
 #include "runtime/physical_device.h"
 
 namespace pebench {
@@ -18,13 +19,6 @@ nlohmann::json tool_json();
 nlohmann::json host_json();
 nlohmann::json device_json(const PhysicalDeviceInfo& info);
 std::string iso8601_now();
-
-// Writes `content` to `path` via a temporary file in the same directory,
-// fsync and rename: readers see the old file or the new one, never a torn
-// one. Creates missing parent directories. Throws UsageError when `path` is
-// a read-only file (it is left as it is), else std::runtime_error naming the
-// path and the OS error. A replaced file keeps its permission bits.
-void write_file_atomic(const std::string& path, const std::string& content);
 
 class ReportWriter {
  public:
