@@ -13,6 +13,8 @@ PACKAGES=(
   nlohmann-json3-dev     # reports and dumps metadata
   libfmt-dev             # formatting
   libcli11-dev           # command line
+  libsqlite3-dev libpq-dev  # the results database (pebench db): SQLite file by default, PostgreSQL client by URL
+  postgresql             # a throwaway PostgreSQL server the results-database tests start (tests/pg_server.sh)
   mesa-vulkan-drivers    # lavapipe, the software Vulkan device
   vulkan-validationlayers vulkan-tools
   python3 python3-numpy  # python3: the SPIR-V debug-info filter (build, cmake/spirv_strip_debug.py); NumPy: the independent check of dumps (tests)
