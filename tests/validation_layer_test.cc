@@ -5,9 +5,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 
+#include "harness/engine/gpu_context.h"
 #include "runtime/buffer.h"
+#include "runtime/command_buffer.h"
 #include "runtime/device.h"
 #include "runtime/instance.h"
 #include "runtime/physical_device.h"
@@ -116,6 +120,82 @@ TEST(VkLayerChecks, RunRecordsWarningsByIdPerCase) {
                                       dir + "/bad.json"});
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("racy"), std::string::npos) << bad.out;
+}
+
+// A device of its own under the given checks (the shared test device has the
+// core checks only); `setup` runs on the device before any buffer.
+struct OwnDevice {
+  std::unique_ptr<Instance> instance;
+  std::unique_ptr<GpuContext> gpu;
+};
+OwnDevice own_device(const std::string& checks) {
+  OwnDevice d;
+  InstanceOptions options;
+  options.checks = *parse_validation_checks(checks);
+  d.instance = Instance::Create(options).value();
+  const uint32_t index = test_device_index();
+  auto handles = d.instance->physical_devices().value();
+  d.gpu = GpuContext::Create(*d.instance, query_physical_device(handles.at(index), index).value()).value();
+  return d;
+}
+
+// Restores a test hook however the test ends.
+struct Hook {
+  std::function<void(bool)> set;
+  explicit Hook(std::function<void(bool)> f) : set(std::move(f)) { set(true); }
+  ~Hook() { set(false); }
+};
+
+// Host memory that is not coherent, forced on the test device: each host
+// write is flushed and each read invalidated, in both memory modes, and the
+// cases validate; a skipped flush stops the next submission with an error
+// naming it (the flush's own check).
+TEST(VkLayerChecks, NonCoherentHostMemoryIsFlushedAndAForgottenFlushFails) {
+  for (MemoryMode mode : {MemoryMode::kHost, MemoryMode::kDiscrete}) {
+    SCOPED_TRACE(memory_mode_name(mode));
+    OwnDevice d = own_device("core");
+    d.gpu->device().set_memory_mode(mode);
+    d.gpu->device().set_force_non_coherent(true);
+    const std::map<std::string, std::string> axes = {{"seq", "37"}, {"heads", "6"}, {"dim", "48"}, {"dtype", "f32"}};
+    for (const auto& r : test::run_cases("abs.learned", axes, {}, d.gpu.get())) {
+      EXPECT_EQ(r.status, CaseStatus::kOk) << r.reason;
+    }
+    EXPECT_EQ(d.instance->validation_error_count(), 0u);
+    {
+      Hook skip(set_test_skip_flush);
+      for (const auto& r : test::run_cases("abs.learned", axes, {}, d.gpu.get())) {
+        EXPECT_EQ(r.status, CaseStatus::kError);
+        EXPECT_NE(r.reason.find("not flushed"), std::string::npos) << r.reason;
+      }
+    }
+  }
+}
+
+// A removed barrier is a hazard synchronization validation reports: with
+// every compute barrier left out, attn.rope's flash plan (rotate Q and K,
+// then attend to them) raises errors under --validate=sync; with them, none.
+TEST(VkLayerChecks, RemovedBarrierFailsUnderSync) {
+  OwnDevice d = own_device("sync");
+  const std::map<std::string, std::string> axes = {{"seq", "37"},      {"kv_seq", "70"}, {"heads", "6"},
+                                                   {"kv_heads", "2"}, {"dim", "48"},    {"dtype", "f32"},
+                                                   {"impl", "flash"}};
+  for (bool skip : {false, true}) {
+    SCOPED_TRACE(skip ? "barriers removed" : "barriers kept");
+    const uint64_t before = d.instance->validation_error_count();
+    std::optional<Hook> hook;
+    if (skip) hook.emplace(&CommandBuffer::set_test_skip_compute_barriers);
+    const auto results = test::run_cases("attn.rope", axes, {}, d.gpu.get());
+    ASSERT_FALSE(results.empty());
+    const uint64_t errors = d.instance->validation_error_count() - before;
+    if (skip) {
+      EXPECT_GT(errors, 0u);
+      bool hazard = false;
+      for (const auto& m : d.instance->validation_messages()) hazard = hazard || m.find("SYNC-HAZARD") != std::string::npos;
+      EXPECT_TRUE(hazard);
+    } else {
+      EXPECT_EQ(errors, 0u);
+    }
+  }
 }
 
 }  // namespace

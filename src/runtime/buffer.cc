@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstring>
+#include <initializer_list>
 
 #include "runtime/command_buffer.h"
 
@@ -24,7 +26,22 @@ uint32_t device_only_memory_type(const Device& device, uint32_t type_bits) {
   return device.find_memory_type(type_bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
 }
 
+// The first type in `type_bits` with all of `required` and the most of
+// `wanted`, tried in order (each entry a set of flags); UINT32_MAX if none.
+uint32_t pick_memory_type(const Device& device, uint32_t type_bits, VkMemoryPropertyFlags required,
+                          std::initializer_list<VkMemoryPropertyFlags> wanted) {
+  for (VkMemoryPropertyFlags w : wanted) {
+    const uint32_t t = device.find_memory_type(type_bits, required | w);
+    if (t != UINT32_MAX) return t;
+  }
+  return device.find_memory_type(type_bits, required);
+}
+
+std::atomic<bool> g_skip_flush{false};
+
 }  // namespace
+
+void set_test_skip_flush(bool skip) { g_skip_flush = skip; }
 
 StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceSize size, MemoryUse use) {
   std::unique_ptr<Buffer> self(new Buffer(device));
@@ -41,7 +58,10 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
 
   VkMemoryRequirements req{};
   vkGetBufferMemoryRequirements(device.handle(), self->buffer_, &req);
-  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+  const VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags cached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  const VkMemoryPropertyFlags host = visible | coherent;
   uint32_t type = UINT32_MAX;
   const bool discrete = use == MemoryUse::kDevice && device.memory_mode() == MemoryMode::kDiscrete;
   switch (use) {
@@ -55,10 +75,11 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
       if (type == UINT32_MAX) type = device.find_memory_type(req.memoryTypeBits, 0);
       break;
     case MemoryUse::kStaging:
-      type = device.find_memory_type(req.memoryTypeBits, host);
+      type = pick_memory_type(device, req.memoryTypeBits, visible, {coherent});
       break;
     case MemoryUse::kReadback:
-      type = device.find_memory_type(req.memoryTypeBits, host, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+      // Reads of uncached memory are slow: cached, even where not coherent.
+      type = pick_memory_type(device, req.memoryTypeBits, visible, {cached | coherent, cached, coherent});
       break;
   }
   if (type == UINT32_MAX) {
@@ -72,13 +93,43 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
   PB_VK_RETURN_IF_ERROR(vkAllocateMemory(device.handle(), &alloc, nullptr, &self->memory_));
   PB_VK_RETURN_IF_ERROR(vkBindBufferMemory(device.handle(), self->buffer_, self->memory_, 0));
   const VkMemoryPropertyFlags flags = device.memory_properties().memoryTypes[type].propertyFlags;
-  if ((flags & host) == host && !discrete) {
+  if ((flags & visible) && !discrete) {
     PB_VK_RETURN_IF_ERROR(vkMapMemory(device.handle(), self->memory_, 0, VK_WHOLE_SIZE, 0, &self->mapped_));
+    self->coherent_ = (flags & coherent) && !device.force_non_coherent();
   }
   return self;
 }
 
+void Buffer::host_wrote() {
+  if (coherent_ || unflushed_) return;
+  unflushed_ = true;
+  device_.note_unflushed(+1);
+}
+
+Status Buffer::flush() {
+  if (!unflushed_ || g_skip_flush) return Status();
+  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  range.memory = memory_;
+  range.offset = 0;
+  range.size = VK_WHOLE_SIZE;
+  PB_VK_RETURN_IF_ERROR(vkFlushMappedMemoryRanges(device_.handle(), 1, &range));
+  unflushed_ = false;
+  device_.note_unflushed(-1);
+  return Status();
+}
+
+Status Buffer::invalidate() const {
+  if (coherent_ || !mapped_) return Status();
+  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  range.memory = memory_;
+  range.offset = 0;
+  range.size = VK_WHOLE_SIZE;
+  PB_VK_RETURN_IF_ERROR(vkInvalidateMappedMemoryRanges(device_.handle(), 1, &range));
+  return Status();
+}
+
 Buffer::~Buffer() {
+  if (unflushed_) device_.note_unflushed(-1);
   if (device_.lost()) return;  // see Device::lost(): never destroy under running work
   if (mapped_) vkUnmapMemory(device_.handle(), memory_);
   if (buffer_) vkDestroyBuffer(device_.handle(), buffer_, nullptr);
@@ -112,11 +163,14 @@ Status upload(const Device& device, Buffer& dst, const void* data, size_t bytes,
   }
   if (dst.mapped()) {
     std::memcpy(static_cast<char*>(dst.mapped()) + offset, data, bytes);
-    return Status();
+    dst.host_wrote();
+    return dst.flush();
   }
   auto staging = Buffer::Create(device, bytes, MemoryUse::kStaging);
   PB_RETURN_IF_ERROR(staging.status());
   std::memcpy(staging.value()->mapped(), data, bytes);
+  staging.value()->host_wrote();
+  PB_RETURN_IF_ERROR(staging.value()->flush());
   return copy_on_device(device, *staging.value(), 0, dst, offset, bytes, /*for_host=*/false);
 }
 
@@ -126,12 +180,14 @@ Status download(const Device& device, const Buffer& src, void* data, size_t byte
     return Status::error(fmt::format("download of {} bytes at {} from a {}-byte buffer", bytes, offset, src.size()));
   }
   if (src.mapped()) {
+    PB_RETURN_IF_ERROR(src.invalidate());
     std::memcpy(data, static_cast<const char*>(src.mapped()) + offset, bytes);
     return Status();
   }
   auto readback = Buffer::Create(device, bytes, MemoryUse::kReadback);
   PB_RETURN_IF_ERROR(readback.status());
   PB_RETURN_IF_ERROR(copy_on_device(device, src, offset, *readback.value(), 0, bytes, /*for_host=*/true));
+  PB_RETURN_IF_ERROR(readback.value()->invalidate());
   std::memcpy(data, readback.value()->mapped(), bytes);
   return Status();
 }

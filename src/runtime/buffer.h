@@ -6,6 +6,13 @@
 // memcpy with no staging copy. Otherwise upload/download go through a
 // temporary staging buffer and a copy on the device's queue. Sizes of 0 are
 // rounded up to 4 bytes (Vulkan forbids empty buffers).
+//
+// Host-visible memory need not be coherent (Vulkan guarantees only one
+// host-visible coherent type; a readback prefers a cached one, which may not
+// be): upload flushes what the host wrote before the device reads it,
+// download invalidates before the host reads what the device wrote. Each
+// buffer is its own allocation bound at offset 0, so a flush or invalidation
+// of the whole allocation (VK_WHOLE_SIZE from 0) meets nonCoherentAtomSize.
 #pragma once
 
 #include <volk.h>
@@ -19,8 +26,8 @@ namespace pebench {
 
 enum class MemoryUse {
   kDevice,    // kernel operands: device-local (mapped too where memory is unified)
-  kStaging,   // host -> device transfers: host-visible, coherent
-  kReadback,  // device -> host transfers: host-visible, coherent, cached if possible
+  kStaging,   // host -> device transfers: host-visible, coherent if possible
+  kReadback,  // device -> host transfers: host-visible, cached and coherent if possible
 };
 
 class Buffer {
@@ -35,6 +42,16 @@ class Buffer {
   // Host pointer when the memory is host-visible (always for staging and
   // readback, for kDevice only on unified memory); nullptr otherwise.
   void* mapped() const { return mapped_; }
+  // Mapped memory whose host writes and reads need flush()/invalidate()
+  // (not HOST_COHERENT, or Device::force_non_coherent()).
+  bool coherent() const { return coherent_; }
+  // After the host wrote through mapped(): marks the buffer unflushed when
+  // it is not coherent (the device refuses submissions until flush()).
+  void host_wrote();
+  // Makes the host's writes available to the device; nothing when coherent.
+  Status flush();
+  // Makes the device's writes visible to the host; nothing when coherent.
+  Status invalidate() const;
 
  private:
   explicit Buffer(const Device& device) : device_(device) {}
@@ -43,7 +60,13 @@ class Buffer {
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkDeviceSize size_ = 0;
   void* mapped_ = nullptr;
+  bool coherent_ = true;
+  bool unflushed_ = false;
 };
+
+// Test hook (issue 41): while set, flush() does nothing (a forgotten flush),
+// which Device::submit_and_wait then reports.
+void set_test_skip_flush(bool skip);
 
 // A part of a buffer, as a descriptor binds it (size VK_WHOLE_SIZE: to the end).
 struct BufferRange {

@@ -35,6 +35,9 @@ class CommandBuffer {
   void push_constants(const ComputePipeline& pipeline, const void* data, uint32_t bytes);
   void dispatch(uint32_t x, uint32_t y = 1, uint32_t z = 1);
   void compute_barrier();
+  // Test hook (issue 41): while set, compute_barrier() records nothing, so
+  // that synchronization validation's report of the hazard can be tested.
+  static void set_test_skip_compute_barriers(bool skip);
   // Shader and transfer writes before it become visible to the host once
   // the submission's fence signals (a readback).
   void host_read_barrier();

@@ -146,6 +146,12 @@ Status Device::submit_and_wait(VkCommandBuffer cmd) const {
     return Status::error("the device is unusable after an earlier timeout or device loss", VK_ERROR_DEVICE_LOST);
   }
   if (!can_execute()) return Status::error("the device " + cannot_execute_, VK_ERROR_FEATURE_NOT_PRESENT);
+  if (unflushed_writes_ > 0) {
+    return Status::error(fmt::format("{} buffer(s) of non-coherent host memory written by the host and not flushed "
+                                     "before a submission (vkFlushMappedMemoryRanges)",
+                                     unflushed_writes_),
+                         VK_ERROR_UNKNOWN);
+  }
   submitted_ = true;
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;

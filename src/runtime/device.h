@@ -58,6 +58,16 @@ class Device {
   // Create() gets the profile's view), else kHost; set before any buffer.
   MemoryMode memory_mode() const { return memory_mode_; }
   void set_memory_mode(MemoryMode mode) { memory_mode_ = mode; }
+  // Test hook (issue 41): every host-visible memory type is taken as not
+  // coherent, so each host write is flushed and each host read invalidated
+  // explicitly, as on a GPU whose host memory is not coherent; set before
+  // any buffer.
+  bool force_non_coherent() const { return force_non_coherent_; }
+  void set_force_non_coherent(bool on) { force_non_coherent_ = on; }
+  // Host writes to non-coherent memory not yet flushed (Buffer); a
+  // submission while any is pending is an error, not a silent race.
+  void note_unflushed(int delta) const { unflushed_writes_ += delta; }
+  int unflushed_writes() const { return unflushed_writes_; }
   TimestampClock timestamp_clock() const {
     return TimestampClock{info_.timestamp_valid_bits, static_cast<double>(info_.limits.timestamp_period)};
   }
@@ -87,6 +97,8 @@ class Device {
   DeviceFeatures enabled_;
   VkPhysicalDeviceMemoryProperties memory_{};
   MemoryMode memory_mode_ = MemoryMode::kHost;
+  bool force_non_coherent_ = false;
+  mutable int unflushed_writes_ = 0;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;

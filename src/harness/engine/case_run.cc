@@ -308,6 +308,9 @@ void CaseRun::record(int passes) {
   CommandRecorder rec(ctx_, cmd_.get(), result_, layout_, buffers_, pools_);
   record_passes(*case_, rec, passes);
   if (timestamps_) cmd_->write_timestamp(*timestamps_, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  // Where the operands are mapped (--memory host) the readback is a memcpy:
+  // the kernels' writes must reach the host domain before the fence signals.
+  cmd_->host_read_barrier();
   throw_if_error(cmd_->end());
 }
 
