@@ -168,6 +168,8 @@ TEST(HostHardening, EveryNumberAndFlagValueIsChecked) {
   for (const auto& [args, message] : cases) expect_one_line_error(bounded(args), message);
   EXPECT_FALSE(parse_real("nan", 0, 1));
   EXPECT_FALSE(parse_real(" 1", 0, 1));
+  EXPECT_FALSE(parse_real("0x10", 0, 100));  // strtod's hexadecimal: found by CliProperty
+  EXPECT_FALSE(parse_real("1e-400", 0, 1));
   EXPECT_FALSE(parse_whole("99999999999999999999", 0, INT64_MAX));
   EXPECT_EQ(parse_whole("-3", -5, 5), -3);
   EXPECT_THROW(checked_real("--x", "1e400", 0, 1), BadValueError);
@@ -309,6 +311,28 @@ TEST(Hardening, BenchmarkOutIsReplacedAtomically) {
   EXPECT_FALSE(j["benchmarks"].empty());
   for (const auto& e : fs::directory_iterator(dir)) {
     EXPECT_EQ(e.path().filename().string().find(".lock"), std::string::npos) << e.path();
+  }
+}
+
+// A case past --timeout errors, and the device stays usable: the cases after
+// it run (before, every later case errored "the device is unusable").
+TEST(Hardening, ATimeoutLeavesTheDeviceUsable) {
+  const std::string dir = test::temp_dir("timeout");
+  const std::string out = dir + "/r.json";
+  const auto r = bounded({"run", "--variant", "abs.learned,rope.apply", "--seq", "4096", "--dtype", "f32", "--no-peak",
+                          "--quiet", "--benchmark_min_time=0.01", "--inject-slowdown", "abs.learned=100",
+                          "--timeout", "0.3", "--out", out});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  const auto rep = nlohmann::json::parse(test::read_file(out));
+  ASSERT_EQ(rep["results"].size(), 2u);
+  for (const auto& c : rep["results"]) {
+    if (c["variant"] == "abs.learned") {
+      EXPECT_EQ(c["status"], "error");
+      EXPECT_NE(c["reason"].get<std::string>().find("VK_TIMEOUT"), std::string::npos) << c["reason"];
+      EXPECT_NE(c["reason"].get<std::string>().find("stays usable"), std::string::npos) << c["reason"];
+    } else {
+      EXPECT_EQ(c["status"], "ok") << c["reason"];
+    }
   }
 }
 

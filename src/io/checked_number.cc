@@ -13,6 +13,8 @@ std::optional<double> parse_real(const std::string& text, double lo, double hi, 
   // strtod, not from_chars: both, but strtod also takes "1e3" forms everyone
   // writes; "nan", "inf" and overflow are refused below.
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  // Decimal only: strtod also reads hexadecimal ("0x10" is 16).
+  if (text.find_first_of("xX") != std::string::npos) return std::nullopt;
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);

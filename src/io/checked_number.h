@@ -16,7 +16,9 @@ class BadValueError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// `text` as a finite number in [lo, hi] (lo excluded when lo_open), else nullopt.
+// `text` as a finite decimal number in [lo, hi] (lo excluded when lo_open),
+// else nullopt: no leading space, no hexadecimal, no nan or inf, no overflow
+// or underflow.
 std::optional<double> parse_real(const std::string& text, double lo, double hi, bool lo_open = false);
 // `text` as a whole number (decimal digits, optional leading '-') in [lo, hi], else nullopt.
 std::optional<int64_t> parse_whole(const std::string& text, int64_t lo, int64_t hi);

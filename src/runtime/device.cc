@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace pebench {
@@ -158,12 +159,16 @@ Status Device::submit_and_wait(VkCommandBuffer cmd) const {
   submit.pCommandBuffers = &cmd;
   PB_VK_RETURN_IF_ERROR(vkResetFences(device_, 1, &fence_));
   VkResult r = vkQueueSubmit(queue_, 1, &submit, fence_);
-  if (r == VK_SUCCESS) {
-    r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns(submit_timeout_s_));
-  }
+  const double bound = first_runs_ > 0 ? std::max(submit_timeout_s_, kFirstRunWaitS) : submit_timeout_s_;
+  if (r == VK_SUCCESS) r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns(bound));
   if (r == VK_TIMEOUT) {
-    lost_ = true;
-    return Status::error(fmt::format("vkWaitForFences: VK_TIMEOUT: the device did not finish within {} s", submit_timeout_s_),
+    // Let the work end before the next submission reuses the fence and the
+    // buffers: then the device is usable again; if it never ends, it is lost.
+    const VkResult drained = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns(kDrainS));
+    lost_ = drained != VK_SUCCESS;
+    return Status::error(fmt::format("vkWaitForFences: VK_TIMEOUT: the device did not finish within {} s{}", bound,
+                                     lost_ ? fmt::format(", nor in {} s more; the device is unusable", kDrainS)
+                                           : "; it finished later and the device stays usable"),
                          VK_TIMEOUT);
   }
   if (r == VK_ERROR_DEVICE_LOST) lost_ = true;

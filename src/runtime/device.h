@@ -81,7 +81,27 @@ class Device {
   // most submit_timeout seconds. A timeout or VK_ERROR_DEVICE_LOST marks the
   // device lost: later submissions fail at once, and destruction leaks the
   // device's objects rather than destroying them under running work.
+  //
+  // A timeout first waits up to kDrainS more for the work to end: if it
+  // does, the submission still fails (VK_TIMEOUT) but the device stays
+  // usable, so that one slow case does not end every later one.
   Status submit_and_wait(VkCommandBuffer cmd) const;
+  // While one lives, submissions wait up to kFirstRunWaitS instead of the
+  // submit timeout: a pipeline's first run includes the driver's lazy
+  // compilation (llvmpipe: 30-100 s for the largest flash kernels), which
+  // --timeout does not bound.
+  class FirstRun {
+   public:
+    explicit FirstRun(const Device& d) : d_(d) { ++d_.first_runs_; }
+    ~FirstRun() { --d_.first_runs_; }
+    FirstRun(const FirstRun&) = delete;
+    FirstRun& operator=(const FirstRun&) = delete;
+
+   private:
+    const Device& d_;
+  };
+  static constexpr double kFirstRunWaitS = 3600;
+  static constexpr double kDrainS = 600;
   void set_submit_timeout(double seconds) { submit_timeout_s_ = seconds; }
   double submit_timeout() const { return submit_timeout_s_; }
   bool lost() const { return lost_; }
@@ -105,6 +125,7 @@ class Device {
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   double submit_timeout_s_ = 120.0;
+  mutable int first_runs_ = 0;  // FirstRun windows open
   mutable bool lost_ = false;
   mutable bool submitted_ = false;
   std::string cannot_execute_;

@@ -361,6 +361,7 @@ void CaseRun::tune() {
         }
         record();
         if (round < 0) {
+          const Device::FirstRun first_run(ctx_.device());  // compiles: not bounded by --timeout
           throw_if_error(cmd_->submit_and_wait());
         } else {
           ns[i].push_back(raw_sample().ns);
@@ -395,7 +396,11 @@ void CaseRun::tune() {
 
 void CaseRun::validate_and_dump() {
   Device& dev = ctx_.device();
-  throw_if_error(cmd_->submit_and_wait());  // the first run: includes any lazy shader compilation
+  {
+    // The first run: includes any lazy shader compilation, which --timeout does not bound.
+    const Device::FirstRun first_run(dev);
+    throw_if_error(cmd_->submit_and_wait());
+  }
   for (auto& [name, t] : host_) {
     if (t.desc().role != TensorRole::kOutput) continue;
     const TensorPlacement& at = layout_.at(name);
