@@ -44,7 +44,7 @@ class AlibiBias : public AttnTerm {
   std::vector<std::string> bindings() const override { return {"slopes"}; }
 
   void add_reference(const TensorMap&, AttnRefTerms& terms) const override {
-    terms.add_score([this](int64_t h, int64_t qpos, int64_t kpos, const double*, const double*) {
+    terms.add_bias([this](int64_t h, int64_t qpos, int64_t kpos, const double*, const double*) {
       const double d = static_cast<double>(qpos - kpos);
       return -slopes_[static_cast<size_t>(h)] * (shape_.causal ? d : std::fabs(d));
     });

@@ -37,19 +37,30 @@ constexpr int64_t kFlashMinSplitKeys = 256;
 }  // namespace
 
 std::vector<ParamSpec> attn_params(const std::string& scale_doc) {
-  return {shape::batch(),
-          shape::heads(),
-          shape::kv_heads(),
-          shape::seq(),
-          shape::kv_seq(),
-          shape::dim(),
-          shape::causal(),
-          derived_param("scale", ParamType::kFloat, scale_doc, "score scale s = scale * q.k (+ bias)")};
+  std::vector<ParamSpec> specs{shape::batch(),
+                               shape::heads(),
+                               shape::kv_heads(),
+                               shape::seq(),
+                               shape::kv_seq(),
+                               shape::dim(),
+                               shape::causal(),
+                               derived_param("scale", ParamType::kFloat, scale_doc, "score scale s = scale * q.k (+ bias)")};
+  for (auto& m : attn_mask_params()) specs.push_back(std::move(m));
+  return specs;
 }
 
 void resolve_attn_params(Params& p, double default_scale) {
   if (!p.has("scale")) p.set("scale", default_scale);
   if (!std::isfinite(p.f("scale"))) throw CaseRejected(fmt::format("scale={} must be finite", p.f("scale")));
+  resolve_attn_mask_params(p);
+  {
+    const AttnMask mask(p);
+    const bool modified = mask.on() || (p.has("softcap") && p.f("softcap") > 0) ||
+                          (p.has("sink_logits") && p.b("sink_logits"));
+    // The kernels do not run the masks and modifiers yet (issue 44): only
+    // the float64 reference and the cost model know them.
+    if (modified) throw CaseRejected("window, chunk, sink_tokens, softcap and sink_logits: no kernel runs them yet");
+  }
   const int64_t dim = p.i("dim");
   if (p.impl() == "flash" && dim > kFlashMaxHeadDim) {
     throw CaseRejected(fmt::format("dim={} exceeds the flash kernel's largest head dim {} (each invocation holds "
@@ -72,9 +83,14 @@ AttnShape::AttnShape(const Params& p)
       dim(p.i("dim")),
       causal(p.b("causal")),
       scale(p.f("scale")),
-      dtype(p.dtype()) {}
+      dtype(p.dtype()),
+      mask(p),
+      softcap(p.has("softcap") ? p.f("softcap") : 0.0),
+      sink_logits(p.has("sink_logits") && p.b("sink_logits")),
+      visible_pairs_(mask.on() ? mask.visible_pairs() : 0.0) {}
 
 double AttnShape::scores() const {
+  if (mask.on()) return static_cast<double>(batch * heads) * visible_pairs_;
   const double n = static_cast<double>(batch * heads) * static_cast<double>(seq) * static_cast<double>(kv_seq);
   return causal && seq == kv_seq ? n / 2 : n;
 }
@@ -339,6 +355,7 @@ std::vector<TensorDesc> AttnCase::tensors() const {
       tensor("k", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
       tensor("v", TensorRole::kInput, s.dtype, {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]"),
       tensor("o", TensorRole::kOutput, s.dtype, {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]")};
+  if (s.sink_logits) t.push_back(tensor("sinks", TensorRole::kInput, s.dtype, {s.heads}, "[H]"));
   for (const auto& term : terms_) {
     for (auto& e : term->tensors()) t.push_back(std::move(e));
   }
@@ -447,6 +464,9 @@ AttnRefTerms AttnCase::reference_terms(const TensorMap& t) const {
 void AttnCase::fill_inputs(TensorMap& t, Rng& rng) const {
   for (const char* name : {"q", "k", "v"}) t.at(name).fill_uniform(rng, -1.0, 1.0);
   for (const auto& term : terms_) term->fill(t, rng);
+  // Sink logits around the scores' own size and above it, so that the sink
+  // takes a visible share of the denominator (kSinkLogitMax).
+  if (shape_.sink_logits) t.at("sinks").fill_uniform(rng, kSinkLogitMin, kSinkLogitMax);
 }
 
 double AttnCase::reference_row_cost() const {
@@ -460,6 +480,7 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
   const int64_t D = s.dim, M = s.kv_seq;
   const AttnRefTerms terms = reference_terms(t);
   const HostTensor &q = t.at("q"), &k = t.at("k"), &v = t.at("v");
+  const std::vector<double> sinks = s.sink_logits ? t.at("sinks").to_f64() : std::vector<double>{};
   // k (as the scores see it) and v of the current (b, kv head): rows are
   // sorted, so each slice is built once.
   std::vector<double> ks(static_cast<size_t>(M * D)), vs(static_cast<size_t>(M * D));
@@ -483,19 +504,26 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
     const int64_t qpos = s.query_pos(i);
     for (int64_t c = 0; c < D; ++c) qrow[static_cast<size_t>(c)] = q.get(r * D + c);
     if (terms.q) terms.q(h, qpos, qrow.data());
-    const int64_t visible = s.causal ? std::min(qpos + 1, M) : M;
-    double mx = -INFINITY;
-    for (int64_t j = 0; j < visible; ++j) {
+    // encodings.md "Masks and modifiers": t = the content score, capped;
+    // s = t + the position-only bias; the sink logit joins the denominator.
+    double mx = sinks.empty() ? -INFINITY : sinks[static_cast<size_t>(h)];
+    for (int64_t j = 0; j < M; ++j) {
+      if (!s.mask.visible(qpos, j)) {
+        score[static_cast<size_t>(j)] = -INFINITY;
+        continue;
+      }
       const double* kr = &ks[static_cast<size_t>(j * D)];
       double dot = 0;
       for (int64_t c = 0; c < D; ++c) dot += qrow[static_cast<size_t>(c)] * kr[c];
-      const double sc = s.scale * dot + (terms.score ? terms.score(h, qpos, j, qrow.data(), kr) : 0.0);
+      const double t = s.softcap.apply(s.scale * dot + (terms.score ? terms.score(h, qpos, j, qrow.data(), kr) : 0.0));
+      const double sc = t + (terms.bias ? terms.bias(h, qpos, j, qrow.data(), kr) : 0.0);
       score[static_cast<size_t>(j)] = sc;
       mx = std::max(mx, sc);
     }
     std::fill(acc.begin(), acc.end(), 0.0);
-    double l = 0;
-    for (int64_t j = 0; j < visible; ++j) {
+    double l = sinks.empty() ? 0.0 : std::exp(sinks[static_cast<size_t>(h)] - mx);
+    for (int64_t j = 0; j < M; ++j) {
+      if (score[static_cast<size_t>(j)] == -INFINITY) continue;
       const double w = std::exp(score[static_cast<size_t>(j)] - mx);
       l += w;
       const double* vr = &vs[static_cast<size_t>(j * D)];
@@ -686,6 +714,7 @@ Cost AttnCase::cost() const {
   // q.k and p.v: two multiply-adds per (score, dim).
   double flops = 4.0 * shape_.scores() * static_cast<double>(shape_.dim);
   for (const auto& term : terms_) flops += term->flops();
+  if (shape_.softcap.on()) flops += AttnSoftcap::kFlopsPerScore * shape_.scores();
   return {io_bytes(tensors()), flops};
 }
 

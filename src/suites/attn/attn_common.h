@@ -51,13 +51,15 @@
 
 #include "harness/contract/params.h"
 #include "harness/contract/variant.h"
+#include "suites/attn/attn_mask.h"
 #include "suites/attn/attn_term.h"
 #include "suites/common/suite_util.h"
 
 namespace pebench {
 
 // batch, heads, kv_heads, seq, kv_seq, dim, causal and scale (derived:
-// `scale_doc` says how, e.g. "1/sqrt(dim)").
+// `scale_doc` says how, e.g. "1/sqrt(dim)"), then the masks and modifiers
+// (attn_mask_params: window, chunk, sink_tokens, softcap, sink_logits).
 std::vector<ParamSpec> attn_params(const std::string& scale_doc = "1/sqrt(dim)");
 
 // Fills `scale` with default_scale when absent and rejects what the kernels
@@ -65,6 +67,12 @@ std::vector<ParamSpec> attn_params(const std::string& scale_doc = "1/sqrt(dim)")
 // tensors past 32-bit indexing. (heads % kv_heads and kv_seq >= seq are
 // checked by the harness.)
 void resolve_attn_params(Params& p, double default_scale);
+
+// sink_logits: the range the suite draws sinks[h] from (the scores of
+// uniform q, k in [-1, 1] have |s| of about 0.6 at most keys), so that the
+// sink takes a share of the denominator that validation sees.
+constexpr double kSinkLogitMin = -1.0;
+constexpr double kSinkLogitMax = 3.0;
 
 // q and the accumulator live in each flash invocation's registers.
 constexpr int64_t kFlashMaxHeadDim = 256;
@@ -94,18 +102,25 @@ struct AttnShape {
   bool causal;
   double scale;
   DType dtype;
+  AttnMask mask;        // causal plus window, chunk, sink_tokens
+  AttnSoftcap softcap;  // softcap (0: off)
+  bool sink_logits;     // sink_logits: input sinks [H]
 
   int64_t group() const { return heads / kv_heads; }        // query heads per kv head
   int64_t q_rows() const { return batch * heads * seq; }    // rows of q and o
   int64_t query_pos(int64_t i) const { return i + kv_seq - seq; }  // i'
   // Score entries the definition computes: B*H*N*M, halved for causal N = M
-  // (encodings.md section 4).
+  // (encodings.md section 4); with a window, chunk or sink tokens the
+  // visible (i', j) pairs exactly, B*H*V ("Masks and modifiers").
   double scores() const;
   // q.k multiply-adds of the definition: scores() x dim.
   double score_work() const { return scores() * static_cast<double>(dim); }
   // The push constants every attention kernel starts with: H, Hkv, N, M,
   // causal, scale (ATTN_PUSH_SHAPE, shaders/attn/attn_util.glsl).
   PushConstants push() const;
+
+ private:
+  double visible_pairs_ = 0;  // mask.visible_pairs(), where mask.on()
 };
 
 // The flash plan. Two modes of one kernel (flash_main.glsl):

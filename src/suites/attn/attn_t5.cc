@@ -66,7 +66,7 @@ std::optional<RelFarDistances> T5Bias::flash_cpu_far() const {
 }
 
 void T5Bias::add_reference(const TensorMap& t, AttnRefTerms& terms) const {
-  terms.add_score([this, table = t.at("bias_table").to_f64()](int64_t h, int64_t qpos, int64_t kpos, const double*,
+  terms.add_bias([this, table = t.at("bias_table").to_f64()](int64_t h, int64_t qpos, int64_t kpos, const double*,
                                                               const double*) {
     const int32_t bucket = buckets_[static_cast<size_t>(kpos - qpos + shape_.kv_seq - 1)];
     return table[static_cast<size_t>(bucket * shape_.heads + h)];  // bias_table [nb,H]

@@ -13,13 +13,11 @@ AttnRefTerms::RowTransform AttnRefTerms::then(RowTransform first, RowTransform s
   };
 }
 
-void AttnRefTerms::add_score(Score f) {
-  if (!score) {
-    score = std::move(f);
-    return;
-  }
-  score = [a = std::move(score), b = std::move(f)](int64_t h, int64_t qpos, int64_t kpos, const double* q,
-                                                   const double* k) {
+AttnRefTerms::Score AttnRefTerms::sum(Score first, Score second) {
+  if (!first) return second;
+  if (!second) return first;
+  return [a = std::move(first), b = std::move(second)](int64_t h, int64_t qpos, int64_t kpos, const double* q,
+                                                       const double* k) {
     return a(h, qpos, kpos, q, k) + b(h, qpos, kpos, q, k);
   };
 }

@@ -40,15 +40,21 @@ struct AttnRefTerms {
 
   RowTransform q, k;
   Score score;
+  // The position-only additive term (ALiBi's slope term, T5's and TUPE's
+  // bias_table lookup): added after `softcap` caps the content score
+  // (encodings.md, "Masks and modifiers"); `score` is capped with q.k.
+  Score bias;
   Value value;
 
   void add_q(RowTransform f) { q = then(std::move(q), std::move(f)); }
   void add_k(RowTransform f) { k = then(std::move(k), std::move(f)); }
-  void add_score(Score f);
+  void add_score(Score f) { score = sum(std::move(score), std::move(f)); }
+  void add_bias(Score f) { bias = sum(std::move(bias), std::move(f)); }
   void add_value(Value f);
 
  private:
   static RowTransform then(RowTransform first, RowTransform second);
+  static Score sum(Score first, Score second);
 };
 
 // A term's error on a visible score, given the largest |score| of the parts
