@@ -49,6 +49,8 @@ layout(push_constant) uniform Push {
   ATTN_EXTRA_PUSH
 } pc;
 
+#include "attn/mask.glsl"
+
 // One row slot (the flash kernel's hooks index per-row state by slot).
 #define ATTN_ROW_SLOTS 1
 uint attn_q_base;  // first element of the current q row

@@ -16,7 +16,7 @@ void main() {
     const uint b = slice / pc.heads, h = slice % pc.heads;
     const uint qpos = i + pc.kv_seq - pc.seq;
     float s = ATTN_MASKED;
-    if (pc.causal == 0 || j <= qpos) {
+    if (attn_mask_visible(qpos, j)) {
       attn_q_base = (slice * pc.seq + i) * HEAD_DIM;
       const uint k_base = ((b * pc.kv_heads + h / group) * pc.kv_seq + j) * HEAD_DIM;
 #ifdef ATTN_SCORE

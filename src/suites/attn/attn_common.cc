@@ -16,6 +16,8 @@ constexpr uint32_t kTileShuffleConstant = 20;
 constexpr uint32_t kFarConstant = 22;
 // flash_decl.glsl's GROUP (CPU kernel; after the pack offsets).
 constexpr uint32_t kGroupConstant = 32;
+// shaders/attn/mask.glsl's MASK_WINDOW, MASK_CHUNK, MASK_SINKS.
+constexpr uint32_t kMaskConstant = 33;
 
 // Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
 // the spec constants of its members' word offsets.
@@ -54,12 +56,15 @@ void resolve_attn_params(Params& p, double default_scale) {
   if (!std::isfinite(p.f("scale"))) throw CaseRejected(fmt::format("scale={} must be finite", p.f("scale")));
   resolve_attn_mask_params(p);
   {
-    const AttnMask mask(p);
-    const bool modified = mask.on() || (p.has("softcap") && p.f("softcap") > 0) ||
-                          (p.has("sink_logits") && p.b("sink_logits"));
-    // The kernels do not run the masks and modifiers yet (issue 44): only
-    // the float64 reference and the cost model know them.
-    if (modified) throw CaseRejected("window, chunk, sink_tokens, softcap and sink_logits: no kernel runs them yet");
+    // What the kernels run so far (issue 44): naive's score pass takes the
+    // mask; softcap, sink logits and flash are the reference's and the cost
+    // model's only.
+    if (p.impl() == "flash" && AttnMask(p).on()) {
+      throw CaseRejected("window, chunk, sink_tokens: the flash kernel does not run them yet (naive does)");
+    }
+    if ((p.has("softcap") && p.f("softcap") > 0) || (p.has("sink_logits") && p.b("sink_logits"))) {
+      throw CaseRejected("softcap and sink_logits: no kernel runs them yet");
+    }
   }
   const int64_t dim = p.i("dim");
   if (p.impl() == "flash" && dim > kFlashMaxHeadDim) {
@@ -449,6 +454,13 @@ void AttnCase::add_term_constants(Dispatch& d) const {
   for (const NamedConstant& c : constants) d.constant(c.name, c.value);
 }
 
+void AttnCase::add_mask_constants(Dispatch& d) const {
+  const AttnMask& m = shape_.mask;  // 0: off (pipelines check every id the shader declares)
+  d.constant_at(kMaskConstant, "MASK_WINDOW", static_cast<uint32_t>(m.window()))
+      .constant_at(kMaskConstant + 1, "MASK_CHUNK", static_cast<uint32_t>(m.chunk()))
+      .constant_at(kMaskConstant + 2, "MASK_SINKS", static_cast<uint32_t>(m.sink_tokens()));
+}
+
 FlashHookLoops AttnCase::term_loops() const {
   FlashHookLoops loops;
   for (const auto& term : terms_) loops += term->flash_loops();
@@ -575,6 +587,7 @@ void AttnCase::record_naive(Recorder& rec) const {
     Dispatch scores = grid_dispatch(rec, naive_scores_shader(), bufs, n * s.seq * s.kv_seq, sp, dim_loops);
     scores.constant("HEAD_DIM", static_cast<uint32_t>(s.dim)).constant("VEC4", vec4_d ? 1 : 0);
     add_term_constants(scores);
+    add_mask_constants(scores);
     scores.storage = qk.storage;
     pack_if_needed(rec, scores, 2, {"scores", "", "", extras});
     rec.dispatch(scores);

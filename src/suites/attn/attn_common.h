@@ -315,6 +315,8 @@ class AttnCase : public Case {
   std::vector<std::string> term_bindings() const;
   void add_term_push(PushConstants& push) const;
   void add_term_constants(Dispatch& d) const;
+  // The mask's specialization constants (shaders/attn/mask.glsl), 0 when off.
+  void add_mask_constants(Dispatch& d) const;
   FlashHookLoops term_loops() const;
   AttnRefTerms reference_terms(const TensorMap& t) const;
 

@@ -74,6 +74,7 @@ class AttnComplexCase : public AttnCase {
     const AttnShape& s = shape_;
     const int64_t D = s.dim, M = s.kv_seq;
     const HostTensor &q = t.at("q"), &qi = t.at("qi");
+    const std::vector<double> sinks = s.sink_logits ? t.at("sinks").to_f64() : std::vector<double>{};
     // k, ki, v, vi of the current (b, kv head), as in AttnCase::reference:
     // rows are sorted, so each slice is read once.
     const std::vector<const HostTensor*> kv{&t.at("k"), &t.at("ki"), &t.at("v"), &t.at("vi")};
@@ -95,16 +96,19 @@ class AttnComplexCase : public AttnCase {
         qm[static_cast<size_t>(c)] = qi.get(r * D + c);
       }
       const int64_t qpos = s.query_pos(i);
-      const int64_t visible = s.causal ? std::min(qpos + 1, M) : M;
-      double mx = -INFINITY;
-      for (int64_t j = 0; j < visible; ++j) {
+      // The whole score is content: softcap caps it; the mask and the sink
+      // logit as in AttnCase::reference.
+      double mx = sinks.empty() ? -INFINITY : sinks[static_cast<size_t>(h)];
+      for (int64_t j = 0; j < M; ++j) {
+        score[static_cast<size_t>(j)] = -INFINITY;
+        if (!s.mask.visible(qpos, j)) continue;
         double re = 0, im = 0;
         for (int64_t c = 0; c < D; ++c) {
           const size_t e = static_cast<size_t>(j * D + c), cc = static_cast<size_t>(c);
           re += qr[cc] * k[e] - qm[cc] * ki[e];
           im += qr[cc] * ki[e] + qm[cc] * k[e];
         }
-        const double sc = std::sqrt(re * re + im * im) * s.scale;
+        const double sc = s.softcap.apply(std::sqrt(re * re + im * im) * s.scale);
         score[static_cast<size_t>(j)] = sc;
         mx = std::max(mx, sc);
       }
@@ -112,8 +116,9 @@ class AttnComplexCase : public AttnCase {
       double* oi = ref.row("oi", r);
       std::fill(o, o + D, 0.0);
       std::fill(oi, oi + D, 0.0);
-      double l = 0;
-      for (int64_t j = 0; j < visible; ++j) {
+      double l = sinks.empty() ? 0.0 : std::exp(sinks[static_cast<size_t>(h)] - mx);
+      for (int64_t j = 0; j < M; ++j) {
+        if (score[static_cast<size_t>(j)] == -INFINITY) continue;
         const double w = std::exp(score[static_cast<size_t>(j)] - mx);
         l += w;
         for (int64_t c = 0; c < D; ++c) {
