@@ -161,6 +161,9 @@ TEST(RopeGpu, ItemsOfEightPositionsValidate) {
 
 RopeSpec yarn_example() {
   Params p;
+  for (const auto& s : rope_params()) {
+    if (s.default_value) p.set(s.key, *s.default_value);
+  }
   p.set("rotary_dim", int64_t{128});
   p.set("style", std::string("neox"));
   p.set("base", 10000.0);

@@ -1,7 +1,9 @@
 #version 450
 // abs.sinusoidal: y = x + pe(p), p = offset + n (encodings.md section 1).
 // layout 0 interleaved: pe[2t] = sin(p w_t), pe[2t+1] = cos(p w_t);
-// layout 1 concat: pe[t] = sin, pe[d/2 + t] = cos.
+// layout 1 concat: pe[t] = sin, pe[d/2 + t] = cos. fairseq's layout is
+// concat with its own frequencies and offset (the host's), and may have an
+// odd d: its last column is copied (pe 0) by the scalar path's k = 0 items.
 // An item is one batch row, one group of frequencies and BLOCK positions
 // seq / BLOCK apart (n0, n0 + seq/BLOCK, ...). It evaluates sin and cos once,
 // at n0, and steps to the next position by rotating (sin, cos) by
@@ -94,6 +96,7 @@ void sinusoidal_item(uint item) {
       const uint i_cos = row0 + n * d + (CONCAT ? half_d + k : 2 * k + 1);
       y[i_sin] = STORAGE_T(float(x[i_sin]) + s.x);
       y[i_cos] = STORAGE_T(float(x[i_cos]) + c.x);
+      if ((d & 1u) != 0 && k == 0) y[row0 + n * d + d - 1] = x[row0 + n * d + d - 1];
     }
     if (BLOCK > 1) phase_step(s, c, sw, cw);
   }

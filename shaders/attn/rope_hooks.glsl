@@ -5,16 +5,38 @@
 // grow with position; rotary_dim and the style are specialization constants.
 // The CPU kernel does so in direct mode (decode); staged, it reads q and
 // k already rotated (below). Needs ATTN_EXTRA_PUSH as in
-// attn_flash_rope.comp.
+// attn_flash_rope.comp. M-RoPE (ROPE_MROPE 1 chunked, 2 interleaved): pair
+// t's position is component c(t) of pos_ids [3, M] at the token's column
+// (q: i', k: j). xPos (ROPE_XPOS): each pair's cos and sin also carry
+// zeta_t^((p - c) xpos_rate), q's exponent as given, k's negated.
 #ifndef PEBENCH_ATTN_ROPE_HOOKS_GLSL
 #define PEBENCH_ATTN_ROPE_HOOKS_GLSL
 
 #include "common/phase.glsl"
+#include "common/rope.glsl"
 
 layout(constant_id = 6) const uint ROPE_DIM = 64;     // rotary_dim R (even, <= HEAD_DIM)
 layout(constant_id = 7) const bool ROPE_NEOX = true;  // pair (t, t + R/2), else (2t, 2t + 1)
+layout(constant_id = 8) const uint ROPE_MROPE = 0;    // 0 linear positions, 1 M-RoPE chunked, 2 interleaved
+layout(constant_id = 9) const bool ROPE_XPOS = false;
 
 layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer Freq { uvec2 freq[]; };  // th'_t, [R/2]
+// M-RoPE: [3, M] (t, h, w) positions, non-negative (another table where unused).
+layout(std430, binding = ATTN_EXTRA_BINDING(3)) readonly buffer PosIds { int pos_ids[]; };
+
+// Pair t's position for the token at column pos.
+uint rope_position(uint pos, uint t) {
+  if (ROPE_MROPE == 0) return pos;
+  const uint c = mrope_component(t, ROPE_MROPE == 2, pc.mrope_s0, pc.mrope_s1, pc.mrope_s2);
+  return uint(pos_ids[ATTN_EXTRA_OFF(3, 4u) + c * pc.kv_seq + pos]);
+}
+// cos and sin of pair t's angle at column pos (xPos's factor folded in).
+vec2 rope_cos_sin(uint pos, uint t, bool is_k) {
+  const float a = phase_angle(rope_position(pos, t), freq[ATTN_EXTRA_OFF(0, 8u) + t]);
+  const float e = float(int(pos) - int(pc.xpos_centre)) * (is_k ? -pc.xpos_rate : pc.xpos_rate);
+  const float g = ROPE_XPOS ? xpos_factor(t, ROPE_DIM, e) : 1.0;
+  return vec2(cos(a), sin(a)) * g;
+}
 
 // Dim d < ROPE_DIM of a row: whether it is the first of its pair, the
 // pair's index t (its angle), and its partner dim.
@@ -31,26 +53,26 @@ float rope_rotated(bool first, float x, float partner, float cs, float sn) {
 // Chunk c of a q or k row (buffer buf, row at element base), loaded as x,
 // rotated to pos: each element with its own angle; a gptj partner is in the
 // same chunk, a neox partner (R/2 away) is read from the row in memory.
-#define ROPE_ROTATE_CHUNK(buf, pos, c, x, base)                                                          \
+#define ROPE_ROTATE_CHUNK(buf, pos, c, x, base, is_k)                                                    \
   {                                                                                                    \
     [[unroll]] for (uint u = 0; u < 4; ++u) {                                                          \
       const uint d = 4 * (c) + u;                                                                      \
       if (d < ROPE_DIM) {                                                                              \
-        const float a = phase_angle(pos, freq[ATTN_EXTRA_OFF(0, 8u) + rope_pair(d)]);                  \
+        const vec2 cs = rope_cos_sin(pos, rope_pair(d), is_k);                                         \
         const float partner = ROPE_NEOX ? float(buf[(base) + rope_partner(d)]) : x[u ^ 1];             \
-        y[u] = rope_rotated(rope_first(d), x[u], partner, cos(a), sin(a));                             \
+        y[u] = rope_rotated(rope_first(d), x[u], partner, cs.x, cs.y);                                 \
       }                                                                                                \
     }                                                                                                  \
   }
 vec4 rope_k_stage(uint kpos, uint c, vec4 x, uint base) {
   vec4 y = x;
-  ROPE_ROTATE_CHUNK(k, kpos, c, x, base)
+  ROPE_ROTATE_CHUNK(k, kpos, c, x, base, true)
   return y;
 }
 // A lane holds chunks, not rows, so q chunks are rotated like k chunks.
 vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
   vec4 y = x;
-  ROPE_ROTATE_CHUNK(q, qpos, c, x, base)
+  ROPE_ROTATE_CHUNK(q, qpos, c, x, base, false)
   return y;
 }
 #define GPU_Q_CHUNK(c, x, base, qpos) rope_q_chunk(qpos, c, x, base)
@@ -72,19 +94,19 @@ vec4 rope_q_chunk(uint qpos, uint c, vec4 x, uint base) {
 // arrays dynamically indexed, which costs llvmpipe minutes of compile time
 // (measured: 125 s instead of 7 s for D = 128).
 float rope_cos[ROPE_DIM / 2], rope_sin[ROPE_DIM / 2];
-void rope_angles(uint pos) {
+void rope_angles(uint pos, bool is_k) {
   [[unroll]] for (uint t = 0; t < ROPE_DIM / 2; ++t) {
-    const float a = phase_angle(pos, freq[ATTN_EXTRA_OFF(0, 8u) + t]);
-    rope_cos[t] = cos(a);
-    rope_sin[t] = sin(a);
+    const vec2 cs = rope_cos_sin(pos, t, is_k);
+    rope_cos[t] = cs.x;
+    rope_sin[t] = cs.y;
   }
 }
 
 // A whole row in registers (row[off + c]) rotated to pos: angles from the
 // tables, partners from a copy of the unrotated row, every index constant.
-#define ROPE_ROTATE_ROW(row, off, pos)                                                                  \
+#define ROPE_ROTATE_ROW(row, off, pos, is_k)                                                            \
   {                                                                                                     \
-    rope_angles(pos);                                                                                   \
+    rope_angles(pos, is_k);                                                                             \
     vec4 raw[D4P];                                                                                      \
     [[unroll]] for (uint c = 0; c < D4P; ++c) raw[c] = row[(off) + c];                                  \
     [[unroll]] for (uint d = 0; d < ROPE_DIM; ++d) {                                                    \
@@ -93,8 +115,8 @@ void rope_angles(uint pos) {
                                                rope_cos[t], rope_sin[t]);                               \
     }                                                                                                   \
   }
-void rope_q_row(uint r, uint qpos) { ROPE_ROTATE_ROW(attn_q, r * D4P, qpos) }
-void rope_k_row(uint kpos) { ROPE_ROTATE_ROW(attn_k, 0, kpos) }
+void rope_q_row(uint r, uint qpos) { ROPE_ROTATE_ROW(attn_q, r * D4P, qpos, false) }
+void rope_k_row(uint kpos) { ROPE_ROTATE_ROW(attn_k, 0, kpos, true) }
 
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer QRot { float q_rot[]; };  // [B,H,N,D]
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer QRotV { vec4 q_rot_c[]; };

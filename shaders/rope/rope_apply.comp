@@ -14,6 +14,12 @@
 // their error does not grow with p. With VEC4 every access is a vec4 (neox:
 // 4 pairs (t..t+3, t+R/2..); gptj: 2 interleaved pairs), which is what
 // lavapipe rewards (docs/lavapipe.md).
+// M-RoPE (MROPE 1 chunked, 2 interleaved): frequency t's position is
+// component c(t) of the token's column of pos_ids [3, N] instead of
+// offset + n (offset then only set the scalings' L on the host). xPos
+// (XPOS): each pair is also scaled by zeta_t^((p - c) xpos_rate), folded
+// into its cos and sin. Both take BLOCK 1 (positions do not step by one,
+// the factor changes with each).
 // On CPU devices an item also covers BLOCK consecutive positions (8 on
 // lavapipe): it evaluates its angles once, at the first, and steps to the
 // next by rotating (cos, sin) by th'_t (`step`, from the host in double),
@@ -32,6 +38,8 @@
 
 layout(constant_id = 1) const bool VEC4 = false;
 layout(constant_id = 2) const uint BLOCK = 1;  // positions per item (unrolled)
+layout(constant_id = 3) const uint MROPE = 0;  // 0 linear positions, 1 M-RoPE chunked, 2 interleaved
+layout(constant_id = 4) const bool XPOS = false;
 
 layout(std430, binding = 0) readonly buffer X { STORAGE_T x[]; };
 layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
@@ -39,6 +47,7 @@ layout(std430, binding = 1) readonly buffer Freq { uvec2 freq[]; };  // th'_t as
 layout(std430, binding = 2) writeonly buffer Y { STORAGE_T y[]; };
 layout(std430, binding = 2) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
 layout(std430, binding = 3) readonly buffer Step { vec2 step_sincos[]; };  // (sin th'_t, cos th'_t), [R/2]
+layout(std430, binding = 4) readonly buffer PosIds { int pos_ids[]; };  // M-RoPE: [3, N] (t, h, w), non-negative
 
 layout(push_constant) uniform Push {
   uint rows;
@@ -49,20 +58,28 @@ layout(push_constant) uniform Push {
   uint neox;
   float attention_factor;
   uint rows_per_item;
+  uint mrope_s0, mrope_s1, mrope_s2;  // M-RoPE section
+  float xpos_rate;                    // xPos: 1 / scale_base (q), -1 / scale_base (k)
+  uint xpos_centre;                   // xPos: ceil(L / 2)
 } pc;
 
-// cos and sin at position p, and of one step, for frequencies t0 .. t0 + n - 1
-// in lanes 0 .. n - 1 (the rest 0).
-void angles(uint p, uint t0, uint n, out vec4 c, out vec4 s, out vec4 cw, out vec4 sw) {
+// cos and sin at token n's position, and of one step, for frequencies t0 ..
+// t0 + nf - 1 in lanes 0 .. nf - 1 (the rest 0); xPos's factor folded in.
+void angles(uint n, uint t0, uint nf, out vec4 c, out vec4 s, out vec4 cw, out vec4 sw) {
   c = vec4(0);
   s = vec4(0);
   cw = vec4(0);
   sw = vec4(0);
   [[unroll]] for (uint q = 0; q < 4; ++q) {  // unrolled: constant lane indices
-    if (q < n) {
-      const float a = phase_angle(p, freq[t0 + q]);
-      c[q] = cos(a);
-      s[q] = sin(a);
+    if (q < nf) {
+      const uint t = t0 + q;
+      const uint p = MROPE != 0
+          ? uint(pos_ids[mrope_component(t, MROPE == 2, pc.mrope_s0, pc.mrope_s1, pc.mrope_s2) * pc.seq + n])
+          : pc.offset + n;
+      const float a = phase_angle(p, freq[t]);
+      const float g = XPOS ? xpos_factor(t, pc.rotary_dim, float(int(p) - int(pc.xpos_centre)) * pc.xpos_rate) : 1.0;
+      c[q] = cos(a) * g;
+      s[q] = sin(a) * g;
       if (BLOCK > 1) {
         const vec2 w = step_sincos[t0 + q];
         sw[q] = w.x;
@@ -106,7 +123,7 @@ void main() {
     const uint nfreq = VEC4 ? (neox ? 4 : 2) : 1;
     const uint t0 = nfreq * j;
     vec4 c, s, cw, sw;
-    angles(pc.offset + n0, t0, nfreq, c, s, cw, sw);
+    angles(n0, t0, nfreq, c, s, cw, sw);
     [[unroll]] for (uint step = 0; step < BLOCK; ++step) {
       const uint base = r0 * row_stride + (n0 + step) * pc.dim;
       if (VEC4 && neox) {

@@ -1,5 +1,7 @@
 // abs.sinusoidal: the Transformer paper's fixed sinusoidal encoding added to
-// the input (encodings.md section 1), in its interleaved and concat layouts.
+// the input (encodings.md section 1), in its interleaved and concat layouts
+// and fairseq's (tensor2tensor's frequencies w_t = base^(-t/(h-1)), the
+// row p + padding_idx + 1, a zero last column for odd d).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -16,7 +18,12 @@ namespace {
 class SinusoidalCase : public Case {
  public:
   explicit SinusoidalCase(const Params& p)
-      : dtype_(p.dtype()), shape_(p), base_(p.f("base")), concat_(p.s("layout") == "concat") {}
+      : dtype_(p.dtype()),
+        shape_(p),
+        base_(p.f("base")),
+        fairseq_(p.s("layout") == "fairseq"),
+        concat_(p.s("layout") != "interleaved"),  // fairseq's halves are concat's
+        row_shift_(fairseq_ ? p.i("padding_idx") + 1 : 0) {}
 
   std::vector<TensorDesc> tensors() const override {
     return {shape_.x(dtype_),
@@ -53,7 +60,7 @@ class SinusoidalCase : public Case {
     const HostTensor& x = t.at("x");
     const int64_t d = shape_.d;
     for (int64_t r : rows) {
-      const double p = static_cast<double>(shape_.offset + r % shape_.seq);
+      const double p = static_cast<double>(shape_.offset + row_shift_ + r % shape_.seq);
       double* y = ref.row("y", r);
       for (int64_t c = 0; c < d; ++c) y[c] = x.get(r * d + c);
       for (int64_t i = 0; i < d / 2; ++i) {
@@ -71,7 +78,7 @@ class SinusoidalCase : public Case {
     push.u32(static_cast<uint32_t>(shape_.batch))
         .u32(static_cast<uint32_t>(shape_.seq))
         .u32(static_cast<uint32_t>(shape_.d))
-        .u32(static_cast<uint32_t>(shape_.offset));
+        .u32(static_cast<uint32_t>(shape_.offset + row_shift_));
     // One item per invocation (an item is already `block` positions of
     // work), and no loop at all where the device takes that many groups.
     const int64_t items = shape_.batch * (shape_.seq / block) * per_row;
@@ -106,18 +113,21 @@ class SinusoidalCase : public Case {
   // shape 8 beat 4 in f32 and f16; 16 was no better in f32 and slower in f16.
   int64_t cpu_positions_per_item() const { return rotation_block(shape_.seq, groups_per_row()); }
 
+  // (An odd d, fairseq's, takes the scalar path, which copies the last column.)
   bool vec4() const { return shape_.d % (concat_ ? 8 : 4) == 0; }
   // Items per position: frequency groups of 1 (scalar), 2 (interleaved vec4) or 4 (concat vec4).
   int64_t groups_per_row() const { return vec4() ? shape_.d / (concat_ ? 8 : 4) : shape_.d / 2; }
 
   double frequency(int64_t i) const {
+    if (fairseq_) return std::pow(base_, -static_cast<double>(i) / static_cast<double>(shape_.d / 2 - 1));
     return std::pow(base_, -2.0 * static_cast<double>(i) / static_cast<double>(shape_.d));
   }
 
   DType dtype_;
   InputShape shape_;
   double base_;
-  bool concat_;
+  bool fairseq_, concat_;
+  int64_t row_shift_;  // fairseq: row r = p + padding_idx + 1
 };
 
 class Sinusoidal : public Variant {
@@ -127,13 +137,26 @@ class Sinusoidal : public Variant {
   std::vector<ParamSpec> params() const override {
     auto specs = input_shape_params();
     specs.push_back(float_param("base", 10000.0, "frequency base: w_t = base^(-2t/d)"));
-    specs.push_back(enum_param("layout", "interleaved", {"interleaved", "concat"},
-                               "interleaved: pe[2t]=sin, pe[2t+1]=cos; concat: pe[t]=sin, pe[d/2+t]=cos"));
+    specs.push_back(enum_param("layout", "interleaved", {"interleaved", "concat", "fairseq"},
+                               "interleaved: pe[2t]=sin, pe[2t+1]=cos; concat: pe[t]=sin, pe[d/2+t]=cos; fairseq: "
+                               "concat with w_t = base^(-t/(h-1)), h = floor(d/2), row p + padding_idx + 1, odd d "
+                               "a last column of 0"));
+    specs.push_back(int_param("padding_idx", 1, "fairseq: the first token reads row padding_idx + 1"));
     return specs;
   }
   void resolve(Params& p) const override {
     resolve_input_shape(p);
-    if (p.i("d_model") % 2 != 0) throw CaseRejected(fmt::format("d_model={} must be even", p.i("d_model")));
+    if (p.s("layout") == "fairseq") {
+      if (p.i("d_model") < 4) throw CaseRejected(fmt::format("layout=fairseq needs d_model >= 4, got {}", p.i("d_model")));
+      if (p.i("padding_idx") < 0) {
+        throw CaseRejected(fmt::format("padding_idx={} must not be negative", p.i("padding_idx")));
+      }
+      if (p.i("offset") + p.i("seq") + p.i("padding_idx") + 1 > (int64_t{1} << 31)) {
+        throw CaseRejected("offset + seq + padding_idx + 1 exceeds 2^31 rows");
+      }
+    } else if (p.i("d_model") % 2 != 0) {
+      throw CaseRejected(fmt::format("d_model={} must be even", p.i("d_model")));
+    }
     if (!(p.f("base") > 1.0)) throw CaseRejected(fmt::format("base={} must be greater than 1", p.f("base")));
   }
   std::unique_ptr<Case> make(const Params& p) const override { return std::make_unique<SinusoidalCase>(p); }

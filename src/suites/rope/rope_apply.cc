@@ -1,8 +1,10 @@
 // rope.apply: rotary position embedding applied to q or k (encodings.md
-// section 2), both pair styles, a partial rotary_dim and all five scalings.
+// section 2), both pair styles, a partial rotary_dim, all six scalings
+// (LongRoPE's factor lists are inputs), M-RoPE positions (pos_ids) and xPos.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "harness/contract/registry.h"
@@ -22,31 +24,50 @@ class RopeApplyCase : public Case {
         seq_(p.i("seq")),
         dim_(p.i("dim")),
         offset_(p.i("offset")),
-        spec_(rope_spec(p)),
+        spec_(rope_spec(p, offset_ + seq_)),
+        longrope_(spec_.scaling == "longrope"),
         // Dynamic NTK's L: every position up to offset + seq has been seen.
-        inv_freq_(rope_inv_freq(spec_, offset_ + seq_)) {}
+        // LongRoPE's come from its factor lists (frequencies()).
+        inv_freq_(longrope_ ? std::vector<double>() : rope_inv_freq(spec_, offset_ + seq_)) {}
 
   std::vector<TensorDesc> tensors() const override {
     const std::vector<int64_t> shape{batch_, heads_, seq_, dim_};
-    return {tensor("x", TensorRole::kInput, dtype_, shape, "[B,H,N,D]"),
-            tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]"),
-            tensor("y", TensorRole::kOutput, dtype_, shape, "[B,H,N,D]"),
-            tensor("step", TensorRole::kConstant, DType::kF32, {spec_.rotary_dim / 2, 2},
-                   "[R/2,2]: sin th'_t, cos th'_t")};
+    std::vector<TensorDesc> out{tensor("x", TensorRole::kInput, dtype_, shape, "[B,H,N,D]"),
+                                tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]"),
+                                tensor("y", TensorRole::kOutput, dtype_, shape, "[B,H,N,D]"),
+                                tensor("step", TensorRole::kConstant, DType::kF32, {spec_.rotary_dim / 2, 2},
+                                       "[R/2,2]: sin th'_t, cos th'_t")};
+    if (longrope_) {
+      out.push_back(tensor("short_factor", TensorRole::kInput, DType::kF32, {spec_.rotary_dim / 2},
+                           "[R/2]: LongRoPE's factors for L <= orig_max_pos"));
+      out.push_back(tensor("long_factor", TensorRole::kInput, DType::kF32, {spec_.rotary_dim / 2},
+                           "[R/2]: LongRoPE's factors for L > orig_max_pos"));
+    }
+    if (spec_.mrope) {
+      out.push_back(tensor("pos_ids", TensorRole::kInput, DType::kI32, {3, seq_}, "[3,N]: (t, h, w) of each token"));
+    }
+    return out;
   }
 
   void fill_inputs(TensorMap& t, Rng& rng) const override {
     t.at("x").fill_uniform(rng, -1.0, 1.0);
+    if (longrope_) {
+      // The spec's fill: uniform in [1, s].
+      t.at("short_factor").fill_uniform(rng, 1.0, spec_.factor);
+      t.at("long_factor").fill_uniform(rng, 1.0, spec_.factor);
+    }
+    if (spec_.mrope) fill_mrope_pos_ids(t.at("pos_ids"), seq_);
+    const std::vector<double> inv_freq = frequencies(t);
     HostTensor& freq = t.at("freq");
-    for (size_t i = 0; i < inv_freq_.size(); ++i) {
-      const auto [lo, hi] = turn_fraction_q64(inv_freq_[i]);
+    for (size_t i = 0; i < inv_freq.size(); ++i) {
+      const auto [lo, hi] = turn_fraction_q64(inv_freq[i]);
       freq.set(static_cast<int64_t>(2 * i), static_cast<int32_t>(lo));
       freq.set(static_cast<int64_t>(2 * i + 1), static_cast<int32_t>(hi));
     }
     HostTensor& step = t.at("step");
-    for (size_t i = 0; i < inv_freq_.size(); ++i) {
-      step.set(static_cast<int64_t>(2 * i), std::sin(inv_freq_[i]));
-      step.set(static_cast<int64_t>(2 * i + 1), std::cos(inv_freq_[i]));
+    for (size_t i = 0; i < inv_freq.size(); ++i) {
+      step.set(static_cast<int64_t>(2 * i), std::sin(inv_freq[i]));
+      step.set(static_cast<int64_t>(2 * i + 1), std::cos(inv_freq[i]));
     }
   }
 
@@ -55,10 +76,15 @@ class RopeApplyCase : public Case {
 
   void reference(const TensorMap& t, const std::vector<int64_t>& rows, Reference& ref) const override {
     const HostTensor& x = t.at("x");
+    const std::vector<double> inv_freq = frequencies(t);
     std::vector<double> in(static_cast<size_t>(dim_));
     for (int64_t r : rows) {
       for (int64_t c = 0; c < dim_; ++c) in[static_cast<size_t>(c)] = x.get(r * dim_ + c);
-      rope_rotate(in.data(), ref.row("y", r), dim_, spec_, inv_freq_, static_cast<double>(offset_ + r % seq_));
+      const int64_t n = r % seq_;
+      // M-RoPE: pos_ids' column n (offset only sets L); else offset + n.
+      std::array<double, 3> thw;
+      for (int c = 0; c < 3; ++c) thw[c] = spec_.mrope ? t.at("pos_ids").get(c * seq_ + n) : double(offset_ + n);
+      rope_rotate(in.data(), ref.row("y", r), dim_, spec_, inv_freq, thw, spec_.xpos_k);
     }
   }
 
@@ -74,7 +100,9 @@ class RopeApplyCase : public Case {
     const int64_t rows_per_item = std::min<int64_t>(rec.launch().is_cpu() ? 8 : 1, rows);
     const int64_t chunks = (rows + rows_per_item - 1) / rows_per_item;
     const int64_t per_pos = rot_items + pass_items;
-    const int64_t block = positions_per_item(rec.launch(), chunks, per_pos);
+    // M-RoPE's positions need not step by one, and xPos's factor changes
+    // with each: no stepping.
+    const int64_t block = spec_.mrope || xpos() ? 1 : positions_per_item(rec.launch(), chunks, per_pos);
     PushConstants push;
     push.u32(static_cast<uint32_t>(rows))
         .u32(static_cast<uint32_t>(seq_))
@@ -83,12 +111,22 @@ class RopeApplyCase : public Case {
         .u32(static_cast<uint32_t>(offset_))
         .u32(spec_.neox ? 1 : 0)
         .f32(static_cast<float>(spec_.attention_factor))
-        .u32(static_cast<uint32_t>(rows_per_item));
+        .u32(static_cast<uint32_t>(rows_per_item))
+        .u32(static_cast<uint32_t>(spec_.mrope_section[0]))
+        .u32(static_cast<uint32_t>(spec_.mrope_section[1]))
+        .u32(static_cast<uint32_t>(spec_.mrope_section[2]))
+        .f32(static_cast<float>(xpos() ? (spec_.xpos_k ? -1.0 : 1.0) / spec_.xpos_scale_base : 0.0))
+        .u32(static_cast<uint32_t>(spec_.xpos_centre));
     const int64_t items = chunks * (seq_ / block) * per_pos;
     // Per item: per position, the row loop.
     const auto loop = static_cast<uint32_t>(block * (rows_per_item + 1));
-    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y", "step"}, items, push, loop);
-    d.constant("VEC4", vec4 ? 1 : 0).constant("BLOCK", static_cast<uint32_t>(block));
+    // Without M-RoPE the pos_ids binding is never read: freq stands in.
+    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y", "step", spec_.mrope ? "pos_ids" : "freq"}, items,
+                               push, loop);
+    d.constant("VEC4", vec4 ? 1 : 0)
+        .constant("BLOCK", static_cast<uint32_t>(block))
+        .constant("MROPE", spec_.mrope ? (spec_.mrope_interleaved ? 2u : 1u) : 0u)
+        .constant("XPOS", xpos() ? 1u : 0u);
     // One item per invocation: an item already loops over its rows, and
     // on lavapipe invocations that loop over several items were slower
     // (CPU time per execution, seq 4096 H 8 D 64 f32: 4 items each 1.7x one).
@@ -98,8 +136,8 @@ class RopeApplyCase : public Case {
 
   Cost cost() const override {
     // Per rotated pair: two outputs of two multiply-adds each (plus the
-    // attention factor when it is not 1).
-    const double per_pair = spec_.attention_factor != 1.0 ? 6.0 : 4.0;
+    // attention factor, or xPos's, when there is one).
+    const double per_pair = spec_.attention_factor != 1.0 || xpos() ? 6.0 : 4.0;
     return {io_bytes(tensors()),
             2.0 * per_pair * static_cast<double>(batch_ * heads_ * seq_ * spec_.rotary_dim / 2)};
   }
@@ -109,6 +147,7 @@ class RopeApplyCase : public Case {
     // 64-bit frequency carries p * 2^-65 turns: this is where error grows
     // with position, negligibly up to p = 2^32. Vulkan only guarantees sin
     // and cos to 2^-11 absolute on [-pi, pi]; |x| < 1, rms^2 = 1/3.
+    // (M-RoPE's positions are below seq_.)
     const double p_max = static_cast<double>(offset_ + seq_);
     // On CPU devices up to kMaxRotationSteps - 1 rotation steps (BLOCK) add
     // about 2 ulp each.
@@ -116,10 +155,22 @@ class RopeApplyCase : public Case {
                          static_cast<double>(kMaxRotationSteps - 1) * std::ldexp(1.0, -23);
     Tolerance t = rounding_tolerance(dtype_, 4, "");
     const double f = spec_.attention_factor;
-    t.nmse += 4 * f * f * (angle * angle + 2 * trig_nmse(1.0 / 3));
+    // xPos: every output and its reference carry the same factor g, so the
+    // errors above stay relative to the output; nmse weighs them by g^2 but
+    // each is bounded alike. g adds its own relative error: exp2's 3 + 2|x|
+    // ulp at x = e log2 zeta (|x| largest at t = 0), log2's 2^-21 absolute
+    // error times |e| and x's rounding, with e = |p - c| / scale_base.
+    double rel = 0;
+    if (xpos()) {
+      const double e_max = xpos_reach();
+      const double x_max = e_max * std::log2(1.0 / xpos_zeta(spec_.rotary_dim, 0));
+      rel = std::ldexp(e_max, -21) * M_LN2 + (3 + 3 * x_max) * std::ldexp(1.0, -23);
+    }
+    t.nmse += 4 * f * f * (angle * angle + 2 * trig_nmse(1.0 / 3)) + 2 * rel * rel;
     t.model = fmt::format("angle error {:.2g} rad at p <= {} (with the rotation steps) + Vulkan sin/cos (2^-11 abs) + "
-                          "output rounding", angle,
-                          static_cast<int64_t>(p_max));
+                          "output rounding{}",
+                          angle, static_cast<int64_t>(p_max),
+                          xpos() ? fmt::format(" + xPos factor (exp2, log2) rel {:.2g}", rel) : "");
     return t;
   }
 
@@ -138,9 +189,28 @@ class RopeApplyCase : public Case {
     return rotation_block(seq_, chunks * per_pos);
   }
 
+  bool xpos() const { return spec_.xpos_scale_base > 0; }
+
+  // xPos: the largest |p - c| / scale_base of the case.
+  double xpos_reach() const {
+    const auto c = static_cast<double>(spec_.xpos_centre);
+    return std::max(c - static_cast<double>(offset_), static_cast<double>(offset_ + seq_ - 1) - c) /
+           spec_.xpos_scale_base;
+  }
+
+  // th'_t: LongRoPE's from its factor lists as stored (f32), L = offset + N.
+  std::vector<double> frequencies(const TensorMap& t) const {
+    if (!longrope_) return inv_freq_;
+    const HostTensor& f = t.at(longrope_long(spec_, offset_ + seq_) ? "long_factor" : "short_factor");
+    std::vector<double> ext(static_cast<size_t>(f.numel()));
+    for (int64_t i = 0; i < f.numel(); ++i) ext[static_cast<size_t>(i)] = f.get(i);
+    return rope_inv_freq(spec_, offset_ + seq_, &ext);
+  }
+
   DType dtype_;
   int64_t batch_, heads_, seq_, dim_, offset_;
   RopeSpec spec_;
+  bool longrope_;
   std::vector<double> inv_freq_;
 };
 
@@ -152,6 +222,7 @@ class RopeApply : public Variant {
     std::vector<ParamSpec> specs{shape::batch(), shape::heads(), shape::seq(), shape::dim(),
                                  int_param("offset", 0, "absolute position of the first token (p = offset + n)")};
     for (auto& s : rope_params()) specs.push_back(std::move(s));
+    specs.push_back(enum_param("tensor", "q", {"q", "k"}, "xPos: q takes zeta^((p-c)/scale_base), k its inverse"));
     return specs;
   }
   void resolve(Params& p) const override {
@@ -161,6 +232,18 @@ class RopeApply : public Variant {
     }
     resolve_rope_params(p, p.i("dim"));
     require_u32_items(p.i("batch") * p.i("heads") * p.i("seq") * p.i("dim"), "x");
+    if (p.f("xpos_scale_base") > 0) {
+      // The largest factor, zeta_0^(-max |p - c| / scale_base), times |y| <= sqrt(2) |x| must stay finite in the
+      // storage dtype (f16: |p - c| up to about 4500 at scale_base 512) and well inside f32.
+      const int64_t len = p.i("offset") + p.i("seq"), c = xpos_centre(len);
+      const double e = static_cast<double>(std::max(c - p.i("offset"), len - 1 - c)) / p.f("xpos_scale_base");
+      const double g = std::pow(xpos_zeta(p.i("rotary_dim"), 0), -e) * std::sqrt(2.0) * p.f("attention_factor");
+      const double limit = p.dtype() == DType::kF16 ? 65504.0 : 0x1p100;
+      if (!(g <= limit)) {
+        throw CaseRejected(fmt::format("xPos's factor reaches {:.3g} at |p - c| = {:.0f}, past {} ({})", g,
+                                       e * p.f("xpos_scale_base"), limit, dtype_name(p.dtype())));
+      }
+    }
   }
   std::unique_ptr<Case> make(const Params& p) const override { return std::make_unique<RopeApplyCase>(p); }
 };
