@@ -9,10 +9,12 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "harness/contract/errors.h"
+#include "harness/engine/presets.h"
 #include "harness/output/npy.h"
 #include "suites/rope/rope_scaling.h"
 #include "test_util.h"
@@ -380,6 +382,82 @@ TEST(RopeForms, FairseqSinusoidValidatesOnTheDevice) {
                             {{"layout", "fairseq"}, {"d_model", "256"}, {"seq", "1024"}, {"dtype", "f32,f16"}}, 2);
   EXPECT_FALSE(test::plan_one("abs.sinusoidal", {{"layout", "fairseq"}, {"d_model", "3"}}).rejected.empty());
   EXPECT_FALSE(test::plan_one("abs.sinusoidal", {{"layout", "concat"}, {"d_model", "9"}}).rejected.empty());
+}
+
+// ---- presets ------------------------------------------------------------------
+
+// The form of a planned rope case: its scaling, positions and layout, xPos.
+std::string form_of(const PlannedCase& pc) {
+  const Params& p = pc.params;
+  std::string f = p.s("scaling");
+  if (p.s("scaling") == "yarn" && (p.f("mscale") > 0 || !p.b("truncate"))) f += "+mscale/truncate";
+  if (p.s("positions") == "mrope") f += "+mrope-" + p.s("mrope_layout");
+  if (p.f("xpos_scale_base") > 0) f += "+xpos";
+  return f;
+}
+
+// quick covers each new form at least once in rope.apply and attn.rope
+// (flash, decode and prefill, both dtypes), and fairseq's sinusoid.
+TEST(RopeForms, QuickPresetCoversEveryNewForm) {
+  const auto cases = expand_preset_sweep(SweepSpec{}, find_preset("quick"));
+  std::set<std::string> seen;
+  bool fairseq = false;
+  for (const auto& pc : cases) {
+    const std::string id = pc.variant->id();
+    if (id == "abs.sinusoidal" && pc.params.s("layout") == "fairseq") fairseq = true;
+    if (id != "rope.apply" && id != "attn.rope") continue;
+    if (id == "attn.rope" && pc.params.impl() != "flash") continue;
+    std::string key = id + " " + form_of(pc) + " " + dtype_name(pc.params.dtype());
+    if (id == "attn.rope") key += pc.params.i("seq") == 1 ? " decode" : " prefill";
+    seen.insert(key);
+  }
+  EXPECT_TRUE(fairseq);
+  for (const char* form : {"yarn+mscale/truncate", "longrope", "none+mrope-chunked", "none+mrope-interleaved",
+                           "none+xpos"}) {
+    for (const char* dtype : {"f32", "f16"}) {
+      EXPECT_TRUE(seen.count(std::string("rope.apply ") + form + " " + dtype)) << form << " " << dtype;
+      for (const char* mode : {"decode", "prefill"}) {
+        EXPECT_TRUE(seen.count(std::string("attn.rope ") + form + " " + dtype + " " + mode)) << form << " " << mode;
+      }
+    }
+  }
+}
+
+// llm gains the models' configurations as cases of their own.
+TEST(RopeForms, LlmPresetHasTheModelConfigurations) {
+  const auto cases = expand_preset_sweep(SweepSpec{}, find_preset("llm"));
+  auto count = [&](const std::string& variant, auto pred) {
+    size_t n = 0;
+    for (const auto& pc : cases) n += pc.variant->id() == variant && pc.rejected.empty() && pred(pc.params);
+    return n;
+  };
+  for (const char* variant : {"rope.apply", "attn.rope"}) {
+    SCOPED_TRACE(variant);
+    const size_t per_model = std::string(variant) == "rope.apply" ? 1 : 2;  // attn.rope: decode and prefill
+    EXPECT_EQ(count(variant, [](const Params& p) {
+                return p.s("scaling") == "yarn" && p.i("rotary_dim") == 64 && p.f("factor") == 40 &&
+                       p.f("mscale") == 1 && p.f("mscale_all_dim") == 1;
+              }),
+              per_model);  // DeepSeek-V3
+    EXPECT_EQ(count(variant, [](const Params& p) {
+                return p.s("scaling") == "yarn" && p.f("base") == 150000 && p.f("factor") == 32 && !p.b("truncate");
+              }),
+              per_model);  // gpt-oss
+    EXPECT_EQ(count(variant, [](const Params& p) {
+                return p.s("scaling") == "longrope" && p.i("rotary_dim") == 96 && p.f("factor") == 32;
+              }),
+              per_model);  // Phi-3-mini-128k
+    EXPECT_EQ(count(variant, [](const Params& p) {
+                return p.s("positions") == "mrope" && p.s("mrope_layout") == "chunked" &&
+                       p.s("mrope_section") == "16:24:24" && p.i("rotary_dim") == 128;
+              }),
+              per_model);  // Qwen2-VL
+    EXPECT_EQ(count(variant, [](const Params& p) {
+                return p.s("positions") == "mrope" && p.s("mrope_layout") == "interleaved" &&
+                       p.s("mrope_section") == "24:20:20" && p.f("base") == 5e6;
+              }),
+              per_model);  // Qwen3-VL
+  }
 }
 
 // ---- on the device: rope.apply ---------------------------------------------

@@ -10,16 +10,84 @@
 
 namespace pebench {
 
+namespace {
+
+// llm's part for one model's RoPE configuration: rope.apply at 8192 tokens,
+// attn.rope flash in decode (8192 keys) and prefill (2048), GQA 32:8, D 128,
+// f16, with `model`'s keys over these.
+// (rope.apply has no impls: a part naming impls would leave it out, so
+// the two variants come in two parts.)
+std::vector<PresetPart> model_parts(const AxisSet& model) {
+  AxisSet rope{{"batch", {"1"}}, {"heads", {"32"}}, {"kv_heads", {"8"}}, {"dim", {"128"}},
+               {"seq", {"8192"}}, {"dtype", {"f16"}}, {"causal", {"1"}}};
+  for (const auto& [k, v] : model) rope[k] = v;
+  AxisSet attn = rope;
+  attn["seq"] = {"1", "2048"};
+  attn["kv_seq"] = {"8192"};
+  return {{{"rope.apply"}, {}, rope}, {{"attn.rope"}, {"flash"}, attn}};
+}
+
+// quick's part for one form of issue 43 in `variant`: rope.apply at 1024
+// tokens, attn.rope flash in decode and prefill (1 and 128 queries, 512 keys,
+// GQA 4:2, causal); H 4, D 64, both dtypes.
+PresetPart quick_rope_part(const std::string& variant, const AxisSet& form) {
+  const bool attn = variant == "attn.rope";
+  AxisSet axes{{"batch", {"1"}}, {"heads", {"4"}}, {"dim", {"64"}}, {"dtype", {"f32", "f16"}}};
+  if (attn) {
+    axes.insert({{"kv_heads", {"2"}}, {"seq", {"1", "128"}}, {"kv_seq", {"512"}}, {"causal", {"1"}}});
+  } else {
+    axes["seq"] = {"1024"};
+  }
+  for (const auto& [k, v] : form) axes[k] = v;
+  return {{variant}, attn ? std::vector<std::string>{"flash"} : std::vector<std::string>{}, axes};
+}
+
+
+// llm: its decoder shapes for every variant, then each model's RoPE
+// configuration (encodings.md section 2) in rope.apply at 8192 tokens and in
+// attn.rope flash, decode against 8192 keys and prefill at 2048 (GQA 32:8,
+// D 128, f16 unless the model says otherwise).
+std::vector<PresetPart> llm_parts() {
+  std::vector<PresetPart> parts{{{"*"},
+                                 {},
+                                 {{"batch", {"1"}},
+                                  {"heads", {"32"}},
+                                  {"kv_heads", {"8"}},
+                                  {"dim", {"128"}},
+                                  {"seq", {"1", "2048", "8192"}},
+                                  {"dtype", {"f16"}},
+                                  {"causal", {"1"}}},
+                                 {{"attn.*", {{"kv_seq", {"8192"}}}}}}};
+  for (const AxisSet& model : std::vector<AxisSet>{
+           // DeepSeek-V3: YaRN on its 64 rotary dims (here R 64 of D 128), s 40, mscale = mscale_all_dim = 1.
+           {{"rotary_dim", {"64"}}, {"scaling", {"yarn"}}, {"factor", {"40"}}, {"mscale", {"1"}},
+            {"mscale_all_dim", {"1"}}},
+           // gpt-oss: YaRN, base 150000, s 32, truncate false; D 64, 64 heads over 8.
+           {{"dim", {"64"}}, {"heads", {"64"}}, {"base", {"150000"}}, {"scaling", {"yarn"}}, {"factor", {"32"}},
+            {"truncate", {"false"}}},
+           // Phi-3-mini-128k: LongRoPE, R = D = 96, s 32, 32 heads (MHA).
+           {{"dim", {"96"}}, {"kv_heads", {"32"}}, {"scaling", {"longrope"}}, {"factor", {"32"}}},
+           // Qwen2-VL: M-RoPE chunked 16:24:24 (R 128), base 1e6.
+           {{"positions", {"mrope"}}, {"mrope_section", {"16:24:24"}}, {"base", {"1000000"}}},
+           // Qwen3-VL: M-RoPE interleaved 24:20:20, base 5e6.
+           {{"positions", {"mrope"}}, {"mrope_layout", {"interleaved"}}, {"mrope_section", {"24:20:20"}},
+            {"base", {"5000000"}}},
+       }) {
+    for (auto& p : model_parts(model)) parts.push_back(std::move(p));
+  }
+  return parts;
+}
+
+}  // namespace
+
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> kPresets = {
       {"quick",
        "every variant at small shapes in f32 and f16, 5 interleaved repetitions each: a smoke test and the CI "
        "gate's measurement (a minute or two on lavapipe)",
        {},
-       {{"batch", {"1"}}, {"heads", {"4"}}, {"dim", {"64"}}, {"seq", {"128", "1024"}}, {"dtype", {"f32", "f16"}}},
-       {{"attn.*", {{"seq", {"128", "512"}}}},
-        // The ODE integrates sequentially on one workgroup: keep it small.
-        {"abs.floater", {{"seq", {"64", "256"}}, {"d_model", {"64"}}}}},
+       {},
+       {},
        // The gate needs samples from all through the run, not time: 5
        // repetitions give every case at least 5 (the exact U test's minimum
        // for p < 0.01), and short ones a few ms' worth each.
@@ -30,7 +98,34 @@ const std::vector<Preset>& presets() {
        // after a switch were up to 4x slower for ~10 runs (abs.recurrent
        // sequential), enough to fail the gate when a slower runner took
        // fewer samples (docs/compare-and-gate.md).
-       /*warmup_s=*/0.005},
+       /*warmup_s=*/0.005,
+       {
+           {{"*"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"dim", {"64"}}, {"seq", {"128", "1024"}}, {"dtype", {"f32", "f16"}}},
+            {{"attn.*", {{"seq", {"128", "512"}}}},
+             // The ODE integrates sequentially on one workgroup: keep it small.
+             {"abs.floater", {{"seq", {"64", "256"}}, {"d_model", {"64"}}}}}},
+           // Issue 43's forms, each at least once: YaRN with mscale
+           // (DeepSeek) and without truncation (gpt-oss) in one case,
+           // LongRoPE, M-RoPE in both layouts, xPos; in rope.apply and in
+           // attn.rope flash, decode (the fused kernel) and prefill.
+           quick_rope_part("rope.apply", {{"scaling", {"yarn"}}, {"mscale", {"1"}}, {"mscale_all_dim", {"0.707"}},
+                                          {"truncate", {"false"}}}),
+           quick_rope_part("rope.apply", {{"scaling", {"longrope"}}}),
+           quick_rope_part("rope.apply", {{"positions", {"mrope"}}, {"mrope_layout", {"chunked", "interleaved"}}}),
+           quick_rope_part("rope.apply", {{"xpos_scale_base", {"512"}}, {"style", {"gptj"}}}),
+           quick_rope_part("attn.rope", {{"scaling", {"yarn"}}, {"mscale", {"1"}}, {"mscale_all_dim", {"0.707"}},
+                                         {"truncate", {"false"}}}),
+           quick_rope_part("attn.rope", {{"scaling", {"longrope"}}}),
+           quick_rope_part("attn.rope", {{"positions", {"mrope"}}, {"mrope_layout", {"chunked", "interleaved"}}}),
+           quick_rope_part("attn.rope", {{"xpos_scale_base", {"512"}}, {"style", {"gptj"}}}),
+           // fairseq's sinusoid.
+           {{"abs.sinusoidal"},
+            {},
+            {{"batch", {"1"}}, {"d_model", {"256"}}, {"seq", {"1024"}}, {"dtype", {"f32", "f16"}},
+             {"layout", {"fairseq"}}}},
+       }},
       {"standard",
        "the default comparison sweep: typical model shapes, both dtypes, causal and not",
        {},
@@ -45,15 +140,13 @@ const std::vector<Preset>& presets() {
       {"llm",
        "decoder LLM shapes: GQA, head dim 128, long contexts and decode (seq 1 against a long KV cache)",
        {},
-       {{"batch", {"1"}},
-        {"heads", {"32"}},
-        {"kv_heads", {"8"}},
-        {"dim", {"128"}},
-        {"seq", {"1", "2048", "8192"}},
-        {"dtype", {"f16"}},
-        {"causal", {"1"}}},
-       {{"attn.*", {{"kv_seq", {"8192"}}}}},
-       0.1},
+       {},
+       {},
+       0.1,
+       /*f32_without_16bit_storage=*/false,
+       /*repetitions=*/0,
+       /*warmup_s=*/0,
+       llm_parts()},
       {"kernels",
        "every pipeline at the shapes a kernel engineer reads: attention at head dims 64, 128 and 256, MHA and GQA, "
        "prefill (512 queries) and decode (1), 4096 keys, both dtypes; for --compile-only and the spill gate",
@@ -149,7 +242,7 @@ std::vector<PlannedCase> expand_preset_sweep(const SweepSpec& spec, const Preset
     if (s.variant_globs.empty()) s.variant_globs = part.variants;
     if (s.impls.empty()) s.impls = part.impls;
     s.preset_axes = part.axes;
-    s.preset_overrides.clear();
+    s.preset_overrides = part.overrides;
     std::vector<PlannedCase> cases;
     try {
       cases = expand_sweep(Registry::instance(), s);

@@ -16,6 +16,7 @@ struct PresetPart {
   std::vector<std::string> variants;  // globs
   std::vector<std::string> impls;     // empty: every impl of each variant
   AxisSet axes;
+  std::vector<std::pair<std::string, AxisSet>> overrides;  // (variant glob, axes), as Preset's
 };
 
 struct Preset {
