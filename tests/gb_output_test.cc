@@ -197,6 +197,7 @@ TEST(GbCli, JsonFormatOnStdoutAgreesWithTheReportAndNamesTheDevice) {
   const json report = json::parse(in);
   const json& res = report["results"][0];
   const auto& ctx = gb["context"];
+  EXPECT_EQ(ctx["executable"], "pebench");  // argv[0] outlives Initialize (it once pointed at freed memory)
   EXPECT_EQ(ctx["device"], report["devices"][0]["name"]);
   EXPECT_NE(ctx["driver"].get<std::string>().find(report["devices"][0]["driver_name"].get<std::string>()),
             std::string::npos);

@@ -284,11 +284,16 @@ class RunCommand : public Command {
 
   // Hands Google Benchmark its flags; false when it rejects one.
   static bool initialize_google_benchmark(const GbFlags& gb, int repetitions) {
-    std::vector<std::string> gb_args{"pebench"};
+    // Static: Google Benchmark keeps argv[0] (its JSON context's
+    // "executable"), so the strings must outlive this call; a local vector
+    // left it pointing at freed memory (garbage bytes, invalid UTF-8 JSON).
+    static std::vector<std::string> gb_args;
+    static std::vector<char*> gb_argv;
+    gb_args = {"pebench"};
     gb_args.insert(gb_args.end(), gb.passthrough.begin(), gb.passthrough.end());
     // Placed first, so the user's own flag, if any, wins.
     if (repetitions > 0) gb_args.insert(gb_args.begin() + 1, "--benchmark_enable_random_interleaving=true");
-    std::vector<char*> gb_argv;
+    gb_argv.clear();
     for (auto& a : gb_args) gb_argv.push_back(a.data());
     int gb_argc = static_cast<int>(gb_argv.size());
     benchmark::Initialize(&gb_argc, gb_argv.data());
