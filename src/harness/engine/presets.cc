@@ -199,7 +199,7 @@ const std::vector<Preset>& presets() {
             {{"batch", {"1"}}, {"heads", {"32"}}, {"dim", {"64", "128"}}, {"seq", {"4096"}}, {"dtype", {"f32"}}}},
            // Decode: one query against a long KV cache, K and V read once;
            // rotary decode at one length beside it.
-           {{"attn.nope"},
+           {{"attn.nope", "attn.rope"},
             {"flash"},
             {{"batch", {"1"}},
              {"heads", {"32"}},
@@ -208,17 +208,8 @@ const std::vector<Preset>& presets() {
              {"seq", {"1"}},
              {"kv_seq", {"8192", "32768", "65536"}},
              {"causal", {"1"}},
-             {"dtype", {"f32", "f16"}}}},
-           {{"attn.rope"},
-            {"flash"},
-            {{"batch", {"1"}},
-             {"heads", {"32"}},
-             {"kv_heads", {"8"}},
-             {"dim", {"128"}},
-             {"seq", {"1"}},
-             {"kv_seq", {"32768"}},
-             {"causal", {"1"}},
-             {"dtype", {"f32", "f16"}}}},
+             {"dtype", {"f32", "f16"}}},
+            {{"attn.rope", {{"kv_seq", {"32768"}}}}}},
            // Memory-bound kernels at 32 MB or more: 8192 x 2048 values, 64 MB
            // in f32 and 32 MB in f16 each way.
            // (abs.floater integrates on one workgroup: not a bandwidth kernel.)
