@@ -46,8 +46,11 @@ layout(std430, binding = 0) readonly buffer X4 { STORAGE_VEC4 x4[]; };
 layout(std430, binding = 1) readonly buffer Freq { uvec2 freq[]; };  // th'_t as turn fractions, [R/2]
 layout(std430, binding = 2) writeonly buffer Y { STORAGE_T y[]; };
 layout(std430, binding = 2) writeonly buffer Y4 { STORAGE_VEC4 y4[]; };
+// Binding 3 is `step` where BLOCK > 1 and pos_ids under M-RoPE (which
+// takes BLOCK 1): four storage buffers, the Android baseline's limit
+// (maxPerStageDescriptorStorageBuffers 4; Mobile.* tests).
 layout(std430, binding = 3) readonly buffer Step { vec2 step_sincos[]; };  // (sin th'_t, cos th'_t), [R/2]
-layout(std430, binding = 4) readonly buffer PosIds { int pos_ids[]; };  // M-RoPE: [3, N] (t, h, w), non-negative
+layout(std430, binding = 3) readonly buffer PosIds { int pos_ids[]; };  // M-RoPE: [3, N] (t, h, w), non-negative
 
 layout(push_constant) uniform Push {
   uint rows;

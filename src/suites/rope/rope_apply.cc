@@ -120,8 +120,8 @@ class RopeApplyCase : public Case {
     const int64_t items = chunks * (seq_ / block) * per_pos;
     // Per item: per position, the row loop.
     const auto loop = static_cast<uint32_t>(block * (rows_per_item + 1));
-    // Without M-RoPE the pos_ids binding is never read: freq stands in.
-    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y", "step", spec_.mrope ? "pos_ids" : "freq"}, items,
+    // Binding 3: pos_ids under M-RoPE (BLOCK 1 never reads step), else step.
+    Dispatch d = grid_dispatch(rec, "rope_apply", {"x", "freq", "y", spec_.mrope ? "pos_ids" : "step"}, items,
                                push, loop);
     d.constant("VEC4", vec4 ? 1 : 0)
         .constant("BLOCK", static_cast<uint32_t>(block))
