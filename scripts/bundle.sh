@@ -184,6 +184,11 @@ if [[ -d tools/peers ]]; then
   cp -r tools/peers "$b/tools/peers"
   find "$b/tools/peers" \( -name __pycache__ -o -name '*.pyc' \) -prune -exec rm -rf {} +
 fi
+# The independent NumPy checker, which gpu-check.sh runs on the dumps where
+# the machine's python3 has NumPy (their verdict comes back, not only the
+# dumps).
+mkdir -p "$b/tools/numpy"
+cp tests/numpy/check_dumps.py tests/numpy/spec_ref.py "$b/tools/numpy/"
 # NVIDIA's usual ICD, libGLX_nvidia.so.0, gives no device where there is no
 # display (a headless container: "Could not get 'vkCreateInstance' via
 # 'vk_icdGetInstanceProcAddr'"); the same driver's EGL library does.
