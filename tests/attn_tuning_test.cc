@@ -1,4 +1,5 @@
-// run --tune: the CPU flash kernel's row slots, timed on the device.
+// run --tune: the CPU flash kernel's row slots and the GPU decode plan's
+// keys per split, timed on the device.
 //
 // Which count of query rows per invocation runs fastest depends on the host
 // CPU, not only on the case (docs/attention-kernels.md, "Row slots on CPU
@@ -261,6 +262,61 @@ TEST(AttnTuningCli, TuneFromTakesAnEarlierReportsChoices) {
     EXPECT_EQ(bad.exit_code, 2) << bad.out;
     EXPECT_NE(bad.out.find(b.message), std::string::npos) << bad.out;
     EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+  }
+}
+
+
+// GPU decode (the direct plan): `run --tune` times the keys per split,
+// kFlashDirectSplitKeys first, then each larger choice below the key count;
+// every choice validates (taken one by one through --tune-from), and fewer
+// splits keep the partials' scratch as it was (tensors do not change).
+TEST(AttnTuningCli, GpuDecodeTunesKeysPerSplitAndEveryChoiceValidates) {
+  const std::string dir = test::temp_dir("tune_split_keys");
+  const std::vector<std::string> sweep = {"--emulate", "desktop-gpu", "--variant", "attn.nope,attn.rope,attn.xl",
+                                          "--impl", "flash", "--seq", "1", "--kv-seq", "300", "--heads", "4",
+                                          "--kv-heads", "2", "--dim", "32", "--dtype", "f32,f16",
+                                          "--benchmark_min_time=0.001", "--no-peak"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    args.insert(args.end(), sweep.begin(), sweep.end());
+    return test::run_pebench(args);
+  };
+  const std::string first = dir + "/first.json";
+  const auto r = run({"--tune", "--out", first});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(first);
+  nlohmann::json tuned = nlohmann::json::parse(in);
+  ASSERT_EQ(tuned["results"].size(), 6u);
+  const std::vector<int64_t> offered{kFlashDirectSplitKeys, 128, 256};  // below kv_seq 300
+  for (const auto& c : tuned["results"]) {
+    ASSERT_EQ(c["status"], "ok") << c.dump();
+    ASSERT_TRUE(c.contains("tuning")) << c.dump();
+    const auto& t = c["tuning"];
+    EXPECT_EQ(t["knob"], "split_keys");
+    EXPECT_EQ(t["planned"], kFlashDirectSplitKeys);
+    ASSERT_EQ(t["candidates"].size(), offered.size()) << t.dump();
+    for (size_t i = 0; i < offered.size(); ++i) {
+      EXPECT_EQ(t["candidates"][i]["value"], offered[i]);
+      EXPECT_EQ(t["candidates"][i]["status"], "ok") << t.dump();
+    }
+  }
+  for (const int64_t keys : offered) {
+    SCOPED_TRACE(keys);
+    nlohmann::json forced = tuned;
+    for (auto& c : forced["results"]) c["tuning"]["chosen"] = keys;
+    const std::string edited = dir + "/forced-" + std::to_string(keys) + ".json";
+    std::ofstream(edited) << forced.dump();
+    const std::string out = dir + "/out-" + std::to_string(keys) + ".json";
+    const auto f = run({"--tune-from", edited, "--out", out});
+    ASSERT_EQ(f.exit_code, 0) << f.out;
+    const ReportFile rep = load_report(out);
+    ASSERT_EQ(rep.cases.size(), 6u);
+    for (const auto& c : rep.cases) {
+      ASSERT_TRUE(c.ok()) << c.variant << ": " << c.reason;
+      ASSERT_TRUE(c.tuning) << c.variant;
+      EXPECT_EQ(c.tuning->chosen, keys) << c.variant;
+      ASSERT_TRUE(c.validation && c.validation->passed) << c.variant << " " << c.dtype;
+    }
   }
 }
 

@@ -276,9 +276,11 @@ void AttnCase::plan() {
   // Flash: from the parameters and the terms (see FlashPlan); again after a
   // term changed its choices for the device (Case::configure).
   const int64_t tuned_slots = flash_plan_.cpu_row_slots;  // select_tuning's, kept across plans
+  const int64_t tuned_split_keys = flash_plan_.direct_split_keys;
   flash_plan_ = FlashPlan{};
   FlashPlan& f = flash_plan_;
   f.cpu_row_slots = tuned_slots;
+  f.direct_split_keys = tuned_split_keys;
   const int64_t rows = s.group() * s.seq;
   const FlashHookLoops hooks = term_loops();
   f.parts = row_parts();
@@ -305,7 +307,8 @@ void AttnCase::plan() {
   }
   f.direct = rows <= kFlashDirectMaxRows;
   if (f.direct) {
-    f.keys_per_split = std::min(s.kv_seq, kFlashDirectSplitKeys);
+    f.scratch_splits = ceil_div(s.kv_seq, std::min(s.kv_seq, kFlashDirectSplitKeys));
+    f.keys_per_split = std::min(s.kv_seq, f.direct_split_keys > 0 ? f.direct_split_keys : kFlashDirectSplitKeys);
     f.splits = ceil_div(s.kv_seq, f.keys_per_split);
     return;
   }
@@ -332,13 +335,24 @@ void AttnCase::plan() {
     f.keys_per_split -= kFlashMaxTileKeys;
   }
   f.splits = ceil_div(s.kv_seq, f.keys_per_split);
+  f.scratch_splits = f.splits;
 }
 
-// The knob's name in results[].tuning.
+// The knobs' names in results[].tuning.
 constexpr const char* kRowSlotsKnob = "row_slots";
+constexpr const char* kSplitKeysKnob = "split_keys";
 
 std::vector<TuningChoice> AttnCase::tuning_choices(const LaunchPlanner& launch) const {
-  if (!flash_ || !launch.is_cpu()) return {};
+  if (!flash_) return {};
+  if (!launch.is_cpu()) {
+    // GPU decode: keys per split (the planner's first).
+    if (!flash_plan_.direct || flash_plan_.scratch_splits < 2) return {};
+    std::vector<TuningChoice> choices{{kSplitKeysKnob, kFlashDirectSplitKeys}};
+    for (const int64_t keys : kFlashDirectSplitKeyChoices) {
+      if (keys < shape_.kv_seq) choices.push_back({kSplitKeysKnob, keys});
+    }
+    return choices;
+  }
   std::vector<TuningChoice> choices;
   for (const int64_t slots : flash_cpu_slot_choices(shape_, flash_plan_, launch.subgroup_size())) {
     choices.push_back({kRowSlotsKnob, slots});
@@ -347,6 +361,14 @@ std::vector<TuningChoice> AttnCase::tuning_choices(const LaunchPlanner& launch) 
 }
 
 void AttnCase::select_tuning(const TuningChoice& choice) {
+  if (choice.knob == kSplitKeysKnob) {
+    if (!flash_plan_.direct || choice.value < kFlashDirectSplitKeys || choice.value % 4 != 0) {
+      throw std::logic_error(fmt::format("attn: no tuning {}={} for this plan", choice.knob, choice.value));
+    }
+    flash_plan_.direct_split_keys = choice.value;
+    plan();
+    return;
+  }
   if (choice.knob != kRowSlotsKnob || choice.value < 1 || choice.value > kFlashCpuMaxRowSlots) {
     throw std::logic_error(fmt::format("attn: no tuning {}={}", choice.knob, choice.value));
   }
@@ -367,7 +389,7 @@ std::vector<TensorDesc> AttnCase::tensors() const {
   if (flash_) {
     // Partials of the key splits (a placeholder element when unsplit: the
     // kernel always binds them).
-    const int64_t splits = flash_plan_.splits;
+    const int64_t splits = flash_plan_.scratch_splits;
     const int64_t rows = splits > 1 ? s.q_rows() : 1;
     t.push_back(tensor("part_ml", TensorRole::kScratch, DType::kF32, {splits, rows, 2}, "[splits,B*H*N,2]"));
     t.push_back(tensor("part_acc", TensorRole::kScratch, DType::kF32,

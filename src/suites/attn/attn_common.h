@@ -148,9 +148,18 @@ struct FlashPlan {
   // CPU kernel: query rows per invocation as `run --tune` chose them (0: the
   // planner's, flash_cpu_row_slots).
   int64_t cpu_row_slots = 0;
+  // Direct (decode): keys per split as `run --tune` chose them on a GPU (0:
+  // kFlashDirectSplitKeys). The partials' scratch keeps the untuned plan's
+  // split count (scratch_splits), the most any choice makes.
+  int64_t direct_split_keys = 0;
+  int64_t scratch_splits = 1;
 };
 constexpr int64_t kFlashDirectMaxRows = 16;    // query rows per kv head up to which decode runs direct
 constexpr int64_t kFlashDirectSplitKeys = 64;  // keys per direct split
+// GPU kernel, direct: the keys per split `run --tune` tries (those below the
+// key count), beside kFlashDirectSplitKeys: fewer splits shorten
+// attn_combine's loop over them and make each cluster stream longer.
+constexpr int64_t kFlashDirectSplitKeyChoices[] = {128, 256, 512, 1024, 2048};
 constexpr uint32_t kFlashMaxTileKeys = 64;     // largest staged tile
 // The loop budget of llvmpipe (LaunchPlanner's, with its margin): splits are
 // planned against it whatever the device.
