@@ -14,13 +14,29 @@ import numpy as np
 # ---------------------------------------------------------------------------
 
 
-def sinusoid(positions, d, base, layout):
-    """pe(p) [len(positions), d]: w_t = base^(-2t/d); interleaved or concat."""
+def sinusoid(positions, d, base, layout, padding_idx=1):
+    """pe(p) [len(positions), d] (encodings.md section 1, abs.sinusoidal).
+
+    interleaved/concat: w_t = base^(-2t/d), d even. fairseq (tensor2tensor's
+    form): h = floor(d/2) >= 2, w_t = base^(-t/(h-1)), row r = p + padding_idx + 1,
+    pe[t] = sin(r w_t), pe[h+t] = cos(r w_t), a last column of 0 when d is odd.
+    """
+    positions = np.asarray(positions, dtype=np.float64)
+    if layout == "fairseq":
+        h = d // 2
+        if h < 2:
+            raise ValueError(f"d_model={d}: layout=fairseq needs floor(d/2) >= 2")
+        w = base ** (-np.arange(h, dtype=np.float64) / (h - 1))
+        ang = (positions + float(padding_idx) + 1.0)[:, None] * w[None, :]
+        pe = np.zeros((len(positions), d))  # an odd d keeps its last column 0
+        pe[:, :h] = np.sin(ang)
+        pe[:, h : 2 * h] = np.cos(ang)
+        return pe
     if d % 2:
         raise ValueError(f"d_model={d} must be even for a sinusoid")
     t = np.arange(d // 2, dtype=np.float64)
     w = base ** (-2.0 * t / d)
-    ang = np.asarray(positions, dtype=np.float64)[:, None] * w[None, :]
+    ang = positions[:, None] * w[None, :]
     pe = np.empty((len(positions), d))
     if layout == "interleaved":
         pe[:, 0::2] = np.sin(ang)
@@ -29,7 +45,7 @@ def sinusoid(positions, d, base, layout):
         pe[:, : d // 2] = np.sin(ang)
         pe[:, d // 2 :] = np.cos(ang)
     else:
-        raise ValueError(f"layout={layout!r} is neither interleaved nor concat")
+        raise ValueError(f"layout={layout!r} is not interleaved, concat or fairseq")
     return pe
 
 
@@ -141,19 +157,43 @@ def alibi_slopes(H):
     return np.array(power_of_two(c) + power_of_two(2 * c)[0::2][: H - c])
 
 
-def yarn_params(R, base, factor, orig_max_pos, beta_fast=32.0, beta_slow=1.0):
-    """(low, high, ramp[R/2], attention_factor) of YaRN as encodings.md section 2 defines them."""
+def yarn_mscale(s, m):
+    """g(s, m) of encodings.md section 2 (HF get_mscale): 1 for s <= 1, else 0.1 m ln s + 1."""
+    return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+
+
+def yarn_attention_factor(s, mscale=0.0, mscale_all_dim=0.0):
+    """YaRN's attention factor when none is given: g(s, mscale) / g(s, mscale_all_dim)
+    if both are non-zero (DeepSeek-V2/V3), else g(s, 1)."""
+    if mscale != 0 and mscale_all_dim != 0:
+        return yarn_mscale(s, mscale) / yarn_mscale(s, mscale_all_dim)
+    return yarn_mscale(s, 1.0)
+
+
+def yarn_params(R, base, factor, orig_max_pos, beta_fast=32.0, beta_slow=1.0, truncate=True, mscale=0.0,
+                mscale_all_dim=0.0):
+    """(low, high, ramp[R/2], attention_factor) of YaRN as encodings.md section 2 defines them.
+
+    truncate=true floors low and ceils high; truncate=false keeps them unrounded.
+    Either way both are clamped to [0, R-1] -- the spec's words; HF clamps low
+    from below and high from above only, which differs only when low > R-1 or
+    high < 0 (L0 < 2 pi beta_slow), never in the suite's cases -- and equal
+    bounds get high += 0.001.
+    """
 
     def corr(r):
         return R * math.log(orig_max_pos / (2 * math.pi * r)) / (2 * math.log(base))
 
-    low = max(math.floor(corr(beta_fast)), 0)
-    high = min(math.ceil(corr(beta_slow)), R - 1)
+    low, high = corr(beta_fast), corr(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low = min(max(low, 0), R - 1)
+    high = min(max(high, 0), R - 1)
     if low == high:
         high += 0.001
     t = np.arange(R // 2, dtype=np.float64)
     ramp = np.clip((t - low) / (high - low), 0.0, 1.0)
-    return low, high, ramp, 0.1 * math.log(factor) + 1.0
+    return low, high, ramp, yarn_attention_factor(factor, mscale, mscale_all_dim)
 
 
 def llama3_inv_freq(inv_freq, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, orig_max_pos=8192):
@@ -168,8 +208,23 @@ def llama3_inv_freq(inv_freq, factor=8.0, low_freq_factor=1.0, high_freq_factor=
     return np.where(wavelen > low_wavelen, inv_freq / factor, out)
 
 
-def rope_inv_freq(params, seq_len):
-    """th'_t [R/2] and the spec's attention factor for params' scaling; seq_len is NTK's L."""
+def longrope_attention_factor(s, orig_max_pos):
+    """LongRoPE's attention factor when none is given: 1 for s <= 1, else sqrt(1 + ln s / ln L0)."""
+    return 1.0 if s <= 1 else math.sqrt(1.0 + math.log(s) / math.log(orig_max_pos))
+
+
+def longrope_uses_long(seq_len, orig_max_pos):
+    """LongRoPE's branch: long_factor iff L > L0 (L = L0 takes short_factor)."""
+    return seq_len > orig_max_pos
+
+
+def rope_inv_freq(params, seq_len, factors=None):
+    """th'_t [R/2] and the spec's default attention factor for params' scaling.
+
+    seq_len is the L of the length-dependent scalings (dynamic NTK, LongRoPE):
+    rope.apply's offset + N, attn.rope's M, also under M-RoPE. `factors` holds
+    LongRoPE's `short_factor` and `long_factor` [R/2] (the dumped inputs).
+    """
     R = int(params["rotary_dim"])
     base = float(params["base"])
     scaling = params["scaling"]
@@ -189,23 +244,153 @@ def rope_inv_freq(params, seq_len):
         return th / s, af
     if scaling == "yarn":
         _, _, ramp, af = yarn_params(R, base, s, float(params["orig_max_pos"]), float(params["beta_fast"]),
-                                     float(params["beta_slow"]))
+                                     float(params["beta_slow"]), bool(params.get("truncate", True)),
+                                     float(params.get("mscale", 0.0)), float(params.get("mscale_all_dim", 0.0)))
         return th / s * ramp + th * (1 - ramp), af
     if scaling == "llama3":
         return llama3_inv_freq(th, s, float(params["low_freq_factor"]), float(params["high_freq_factor"]),
                                float(params["orig_max_pos"])), af
-    raise ValueError(f"scaling={scaling!r} is not one of none, linear, ntk, yarn, llama3")
+    if scaling == "longrope":
+        L0 = float(params["orig_max_pos"])
+        name = "long_factor" if longrope_uses_long(seq_len, L0) else "short_factor"
+        if factors is None or name not in factors:
+            raise ValueError(f"scaling=longrope needs the input {name}")
+        ext = np.asarray(factors[name], dtype=np.float64).reshape(-1)
+        if ext.shape != (R // 2,):
+            raise ValueError(f"{name} has {ext.size} values, rotary_dim/2 = {R // 2}")
+        return th / ext, longrope_attention_factor(s, L0)
+    raise ValueError(f"scaling={scaling!r} is not one of none, linear, ntk, yarn, llama3, longrope")
 
 
-def rope_rotate(x, positions, params, seq_len):
-    """Rotate the last axis of x [..., n, D] at `positions` [n] (encodings.md section 2)."""
+def default_attention_factor(params, seq_len=0, factors=None):
+    """The attention factor encodings.md gives when none is set (yarn, longrope; else 1)."""
+    if params["scaling"] == "longrope":  # independent of L and of the factor lists
+        return longrope_attention_factor(float(params["factor"]), float(params["orig_max_pos"]))
+    return rope_inv_freq(params, seq_len, factors)[1]
+
+
+# --- M-RoPE (Qwen2-VL / Qwen2.5-VL chunked, Qwen3-VL interleaved) -------------
+
+
+def parse_mrope_section(text):
+    """'s0:s1:s2' -> (s0, s1, s2), non-negative integers; ValueError otherwise."""
+    parts = str(text).split(":")
+    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"mrope_section={text!r} is not s0:s1:s2 with non-negative integers")
+    return tuple(int(p) for p in parts)
+
+
+def default_mrope_section(R, layout):
+    """chunked: R/8 : 3R/16 : 3R/16 rounded down, the remainder to s0; interleaved: R/2-2k : k : k, k = floor(5R/32)."""
+    R = int(R)
+    if layout == "chunked":
+        s1 = s2 = (3 * R) // 16
+    elif layout == "interleaved":
+        s1 = s2 = (5 * R) // 32
+    else:
+        raise ValueError(f"mrope_layout={layout!r} is neither chunked nor interleaved")
+    return (R // 2 - s1 - s2, s1, s2)
+
+
+def mrope_section_problem(R, section, layout):
+    """Why a section does not fit rotary_dim R and the layout, or None."""
+    s0, s1, s2 = section
+    if s0 + s1 + s2 != R // 2:
+        return f"mrope_section {s0}:{s1}:{s2} must sum to rotary_dim/2 = {R // 2}"
+    if layout == "interleaved" and not (3 * s1 - 2 < R // 2 and 3 * s2 - 1 < R // 2):
+        return f"interleaved mrope_section {s0}:{s1}:{s2} needs 3 s1 - 2 < R/2 and 3 s2 - 1 < R/2 = {R // 2}"
+    return None
+
+
+def mrope_components(R, section, layout):
+    """c(t) [R/2]: which row of pos_ids (0 t, 1 h, 2 w) frequency index t reads."""
+    s0, s1, s2 = section
+    problem = mrope_section_problem(R, section, layout)
+    if problem:
+        raise ValueError(problem)
+    c = np.zeros(R // 2, dtype=np.int64)
+    for t in range(R // 2):
+        if layout == "chunked":
+            c[t] = 0 if t < s0 else (1 if t < s0 + s1 else 2)
+        elif t % 3 == 1 and t < 3 * s1:
+            c[t] = 1
+        elif t % 3 == 2 and t < 3 * s2:
+            c[t] = 2
+    return c
+
+
+def mrope_pos_ids(cols):
+    """pos_ids [3, cols] as the spec says the suite fills them (Qwen2-VL get_rope_index:
+    text, one image of gh x gw patches, text). gh = gw = floor(sqrt(cols/2)),
+    a = floor((cols - gh gw)/2); text n < a at (n, n, n); image token a + r gw + c
+    at (a, a + r, a + c); text after the image from a + max(gh, gw) on."""
+    cols = int(cols)
+    gh = gw = math.isqrt(cols // 2)  # floor(sqrt(cols/2)) = floor(sqrt(floor(cols/2)))
+    a = (cols - gh * gw) // 2
+    ids = np.zeros((3, cols), dtype=np.int64)
+    for n in range(cols):
+        if n < a:
+            ids[:, n] = n
+        elif n < a + gh * gw:
+            r, c = divmod(n - a, gw)
+            ids[:, n] = (a, a + r, a + c)
+        else:
+            ids[:, n] = a + max(gh, gw) + (n - a - gh * gw)
+    return ids
+
+
+# --- xPos (Sun et al. 2022; torchscale xpos_relative_position.py) -------------
+
+
+def xpos_zeta(R):
+    """zeta_t = (2t + 0.4 R) / (1.4 R), t in [0, R/2)."""
+    t = np.arange(int(R) // 2, dtype=np.float64)
+    return (2.0 * t + 0.4 * R) / (1.4 * R)
+
+
+def xpos_centre(L):
+    """c = ceil(L / 2)."""
+    return -(-int(L) // 2)
+
+
+def xpos_factor(positions, R, L, scale_base, tensor):
+    """[n, R/2]: zeta_t^((p - c)/scale_base) for q, its inverse for k."""
+    if tensor not in ("q", "k"):
+        raise ValueError(f"tensor={tensor!r} is neither q nor k")
+    e = (np.asarray(positions, dtype=np.float64) - xpos_centre(L)) / float(scale_base)
+    if tensor == "k":
+        e = -e
+    return xpos_zeta(R)[None, :] ** e[:, None]
+
+
+def rope_rotate(x, positions, params, seq_len, factors=None, tensor="q"):
+    """Rotate the last axis of x [..., n, D] (encodings.md section 2).
+
+    positions: [n] (positions=linear) or pos_ids columns [3, n] (positions=mrope:
+    pair t turns by pos[c(t), n] * th'_t). seq_len is L for NTK, LongRoPE and
+    xPos's centre (rope.apply offset + N, attn.rope M). `factors`: LongRoPE's
+    lists. `tensor` q or k picks xPos's factor or its inverse.
+    """
     D = x.shape[-1]
     R = int(params["rotary_dim"])
     if R % 2 or R > D or R <= 0:
         raise ValueError(f"rotary_dim={R} must be even, positive and <= dim={D}")
-    inv_freq, _ = rope_inv_freq(params, seq_len)
-    af = float(params["attention_factor"])  # the number actually used (dumped with the case)
-    ang = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
+    inv_freq, _ = rope_inv_freq(params, seq_len, factors)
+    af = float(params["attention_factor"])  # the number actually used (dumped with the case; checked apart)
+    pos = np.asarray(positions, dtype=np.float64)
+    mrope = params.get("positions", "linear") == "mrope"
+    if mrope:
+        if pos.ndim != 2 or pos.shape[0] != 3:
+            raise ValueError(f"positions=mrope needs pos_ids [3, n], got shape {pos.shape}")
+        comp = mrope_components(R, parse_mrope_section(params["mrope_section"]),
+                                params.get("mrope_layout", "chunked"))
+        ang = pos[comp, :].T * inv_freq[None, :]  # [n, R/2]: row c(t) of pos_ids for pair t
+    elif params.get("positions", "linear") == "linear":
+        if pos.ndim != 1:
+            raise ValueError(f"positions=linear needs [n] positions, got shape {pos.shape}")
+        ang = pos[:, None] * inv_freq[None, :]
+    else:
+        raise ValueError(f"positions={params['positions']!r} is neither linear nor mrope")
     c, s = np.cos(ang), np.sin(ang)
     half = np.arange(R // 2)
     if params["style"] == "neox":
@@ -214,10 +399,20 @@ def rope_rotate(x, positions, params, seq_len):
         i1, i2 = 2 * half, 2 * half + 1
     else:
         raise ValueError(f"style={params['style']!r} is neither neox nor gptj")
+    scale = np.full(ang.shape, af)
+    sb = float(params.get("xpos_scale_base", 0.0))
+    # xPos: the spec multiplies the rotated pair by zeta_t^(+-(p - c)/scale_base) and says nothing of
+    # attention_factor beside it (it is 1 under scaling=none unless given): read as both factors
+    # applied. Its "canonical form" is gptj, but only other scalings and M-RoPE are refused, so
+    # neox pairs (t, t + R/2) take zeta_t too.
+    if sb != 0:
+        if mrope or params["scaling"] != "none":
+            raise ValueError("xPos takes scaling=none and positions=linear only")
+        scale = scale * xpos_factor(pos, R, seq_len, sb, tensor)
     y = np.array(x, dtype=np.float64, copy=True)
     x1, x2 = x[..., i1], x[..., i2]
-    y[..., i1] = (x1 * c - x2 * s) * af
-    y[..., i2] = (x2 * c + x1 * s) * af
+    y[..., i1] = (x1 * c - x2 * s) * scale
+    y[..., i2] = (x2 * c + x1 * s) * scale
     return y
 
 
@@ -243,7 +438,8 @@ def abs_learned(t, params):
 
 def abs_sinusoidal(t, params):
     x = t["x"]
-    pe = sinusoid(_positions(params, x.shape[1]), x.shape[2], float(params["base"]), params["layout"])
+    pe = sinusoid(_positions(params, x.shape[1]), x.shape[2], float(params["base"]), params["layout"],
+                  int(params.get("padding_idx", 1)))
     return {"y": x + pe[None]}
 
 
@@ -341,11 +537,20 @@ def abs_conv_grouped(t, params):
 # ---------------------------------------------------------------------------
 
 
+def rope_factors(t):
+    """LongRoPE's factor lists among a case's inputs (None when absent)."""
+    f = {n: t[n] for n in ("short_factor", "long_factor") if n in t}
+    return f or None
+
+
 def rope_apply(t, params):
+    """y = x rotated at p = offset + n, or at pos_ids[:, n] under M-RoPE; L = offset + N."""
     x = t["x"]
     N = x.shape[2]
     offset = int(params["offset"])
-    return {"y": rope_rotate(x, offset + np.arange(N), params, seq_len=offset + N)}
+    pos = t["pos_ids"] if params.get("positions", "linear") == "mrope" else offset + np.arange(N)
+    return {"y": rope_rotate(x, pos, params, seq_len=offset + N, factors=rope_factors(t),
+                             tensor=params.get("tensor", "q"))}
 
 
 # ---------------------------------------------------------------------------
@@ -397,11 +602,15 @@ def attn_nope(t, params):
 
 
 def attn_rope(t, params):
-    """q rotated at i', k at j, NTK's L = kv_seq; then plain attention."""
+    """q rotated at i', k at j (M-RoPE: pos_ids columns i' and j), L = kv_seq; then plain attention."""
     _, N, M = _dims(t)
     ip, j = query_key_offsets(N, M)
-    q = rope_rotate(t["q"], ip[:, 0], params, seq_len=M)
-    k = rope_rotate(t["k"], j[0], params, seq_len=M)
+    qpos, kpos = ip[:, 0], j[0]
+    if params.get("positions", "linear") == "mrope":
+        qpos, kpos = t["pos_ids"][:, qpos], t["pos_ids"][:, kpos]
+    f = rope_factors(t)
+    q = rope_rotate(t["q"], qpos, params, seq_len=M, factors=f, tensor="q")
+    k = rope_rotate(t["k"], kpos, params, seq_len=M, factors=f, tensor="k")
     return _plain(t, params, q, k)
 
 

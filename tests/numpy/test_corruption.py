@@ -6,7 +6,11 @@ usage: test_corruption.py PEBENCH_EXE WORKDIR
 Dumps a few real cases with pebench, checks that the clean copy passes, then
 corrupts copies one way each (a flipped output value, a wrong shape, an unknown
 variant, a missing/extra tensor, a wrong dtype, tampered params, ...) and
-expects check_dumps.py to exit non-zero on every one.
+expects check_dumps.py to exit non-zero on every one. Then the same for issue
+43's forms: one case each of YaRN with DeepSeek's mscale pair, LongRoPE,
+M-RoPE, xPos and fairseq's sinusoid, each corrupted in the ways that matter to
+that form (a flipped truncate, swapped factor lists, the other M-RoPE layout,
+xPos for the other tensor, a moved padding_idx, ...).
 """
 import json
 import os
@@ -121,6 +125,111 @@ def inputs_list_wrong(case):
     edit_meta(case, lambda m: m.update(inputs=m["inputs"] + ["y"]))
 
 
+def set_param(**kw):
+    def corrupt(case):
+        edit_meta(case, lambda m: m["params"].update(kw))
+    corrupt.__name__ = "set " + ",".join(f"{k}={v}" for k, v in kw.items())
+    return corrupt
+
+
+def swap_files(a, b):
+    def corrupt(case):
+        os.rename(npy(case, a), npy(case, "tmp"))
+        os.rename(npy(case, b), npy(case, a))
+        os.rename(npy(case, "tmp"), npy(case, b))
+    corrupt.__name__ = f"swap {a} and {b}"
+    return corrupt
+
+
+def edit_array(name, fn, label):
+    def corrupt(case):
+        np.save(npy(case, name), fn(np.load(npy(case, name))))
+    corrupt.__name__ = label
+    return corrupt
+
+
+def retype(name, dtype):
+    def corrupt(case):
+        a = np.load(npy(case, name)).astype(dtype)
+        np.save(npy(case, name), a)
+        code = {"float32": "f32", "float16": "f16", "int32": "i32"}[np.dtype(dtype).name]
+        edit_meta(case, lambda m: m["tensors"][name].update(dtype=code))
+    corrupt.__name__ = f"{name} stored as {np.dtype(dtype).name}"
+    return corrupt
+
+
+def one_factor(value):
+    def fn(a):
+        a = a.copy()
+        a[1] = value
+        return a
+    return fn
+
+
+# issue 43's forms: label -> (pebench arguments, corruptions each of which must make the case FAIL).
+ROPE_RUN = ["--variant", "rope.apply", "--batch", "1", "--heads", "2", "--dim", "16", "--dtype", "f32"]
+FORMS = {
+    # s 40, mscale 0.707 / mscale_all_dim 1: attention factor 0.9211 (1.3689 with either unset).
+    "yarn": (ROPE_RUN + ["--seq", "5", "--param", "offset=500", "--param", "scaling=yarn", "--param", "factor=40",
+                         "--param", "mscale=0.707", "--param", "mscale_all_dim=1", "--param", "truncate=false"],
+             [set_param(truncate=True), set_param(mscale_all_dim=0.0), set_param(mscale=1.0),
+              set_param(attention_factor=1.3688879454113936), set_param(factor=32.0)]),
+    # L = offset + N = 8 > L0 = 7: long_factor.
+    "longrope": (ROPE_RUN + ["--seq", "5", "--param", "offset=3", "--param", "scaling=longrope",
+                             "--param", "orig_max_pos=7"],
+                 [set_param(orig_max_pos=8), swap_files("short_factor", "long_factor"),
+                  edit_array("long_factor", one_factor(0.5), "a long_factor below the fill's 1"),
+                  retype("short_factor", np.float16), set_param(attention_factor=1.0)]),
+    "mrope": (ROPE_RUN + ["--seq", "32", "--param", "base=100", "--param", "positions=mrope",
+                          "--param", "mrope_layout=interleaved"],
+              [set_param(mrope_layout="chunked"), set_param(mrope_section="2:3:3"),
+               set_param(mrope_section="2:2:3"), set_param(positions="linear"),
+               edit_array("pos_ids", lambda a: a[[0, 2, 1]], "pos_ids rows h and w swapped"),
+               retype("pos_ids", np.float32)]),
+    "xpos": (ROPE_RUN + ["--seq", "5", "--param", "offset=0", "--param", "style=gptj",
+                         "--param", "xpos_scale_base=512", "--param", "tensor=q"],
+             [set_param(tensor="k"), set_param(xpos_scale_base=0.0), set_param(xpos_scale_base=256.0),
+              set_param(offset=1), set_param(scaling="linear", factor=1.0)]),
+    "fairseq": (["--variant", "abs.sinusoidal", "--seq", "7", "--param", "d_model=15", "--param", "offset=3",
+                 "--param", "layout=fairseq", "--param", "padding_idx=1", "--dtype", "f32"],
+                [set_param(padding_idx=2), set_param(padding_idx=-1), set_param(layout="concat"),
+                 set_param(padding_idx=1.5)]),
+}
+
+
+def dump(exe, args, folder, report):
+    cmd = [exe, "run"] + args + ["--dump", folder, "--out", report, "--quiet", "--benchmark_min_time=0.001",
+                                 "--no-peak"]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def check_forms(exe, work):
+    """Each form's clean case passes and each of its corruptions fails; returns the misses."""
+    failures = 0
+    for label, (args, corruptions) in FORMS.items():
+        clean = os.path.join(work, "forms", label, "clean")
+        dump(exe, args, clean, os.path.join(work, "forms", label, "report.json"))
+        cases = sorted(os.listdir(clean))
+        rc, out = check(clean)
+        if rc != 0 or len(cases) != 1:
+            print(out)
+            print(f"MISS {label}: the clean dump ({len(cases)} cases) does not pass")
+            failures += 1
+            continue
+        print(f"ok   {label}: clean case passes: {out.splitlines()[0][:150]}")
+        for n, corrupt in enumerate(corruptions):
+            root = os.path.join(work, "forms", label, f"c{n}")
+            shutil.copytree(os.path.join(clean, cases[0]), os.path.join(root, cases[0]))
+            corrupt(os.path.join(root, cases[0]))
+            rc, out = check(root)
+            line = next((x for x in out.splitlines() if x.startswith(cases[0])), "")
+            caught = rc != 0 and "  FAIL (" in line
+            failures += not caught
+            what = f"{label}: {corrupt.__name__}"
+            print(f"{'ok  ' if caught else 'MISS'} {what:<46} exit {rc}: {line[len(cases[0]):][:150]}")
+    return failures
+
+
 CORRUPTIONS = [flip_output_value, perturb_one_value, nan_output, file_shape_differs_from_meta,
                shape_differs_from_spec, unknown_variant, missing_tensor, extra_tensor, wrong_file_dtype,
                wrong_meta_dtype, renamed_output, tampered_param, missing_param, foreign_param, id_mismatch,
@@ -167,6 +276,7 @@ def main(argv):
         print(f"{'ok  ' if caught else 'MISS'} {corrupt.__name__:<28} exit {rc}, {len(fails)}/{len(cases)} cases FAIL")
         for line in lines:
             print(f"       {line[:170]}")
+    failures += check_forms(exe, work)
     print(f"{failures} corruption(s) not caught" if failures else "every corruption was caught")
     return 1 if failures else 0
 

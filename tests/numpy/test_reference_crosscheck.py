@@ -118,6 +118,14 @@ def loop_abs(variant, t, p):
                     n0 = tab.shape[0]
                     u = lambda i: (tab[i, c] - a * tab[0, c]) / (1 - a)  # noqa: E731
                     y[b, n, c] = xv + a * u(q // n0) + (1 - a) * u(q % n0)
+                elif variant == "abs.sinusoidal" and p["layout"] == "fairseq":
+                    h = d // 2  # columns [0,h) sin, [h,2h) cos, column 2h (odd d) zero
+                    row = q + p["padding_idx"] + 1
+                    if c == 2 * h:
+                        y[b, n, c] = xv
+                    else:
+                        ang = row * math.exp(-(c % h) * math.log(p["base"]) / (h - 1))  # fairseq's own form
+                        y[b, n, c] = xv + (math.sin(ang) if c < h else math.cos(ang))
                 elif variant == "abs.sinusoidal":
                     half = d // 2
                     if p["layout"] == "interleaved":
@@ -141,17 +149,50 @@ def loop_abs(variant, t, p):
     return out
 
 
-def loop_rope_vec(vec, pos, p, seq_len):
-    """One D-vector rotated at one position."""
+def loop_inv_freq(p, seq_len, t):
+    """th'_t: ref.rope_inv_freq for the formula scalings; LongRoPE's division written out here."""
+    if p["scaling"] != "longrope":
+        return ref.rope_inv_freq(p, seq_len)[0]
     R = p["rotary_dim"]
-    inv, _ = ref.rope_inv_freq(p, seq_len)
+    ext = t["long_factor"] if seq_len > p["orig_max_pos"] else t["short_factor"]
+    return [p["base"] ** (-2.0 * tt / R) / ext[tt] for tt in range(R // 2)]
+
+
+def loop_component(p, tt):
+    """M-RoPE: the pos_ids row pair tt reads, from the spec's words."""
+    s0, s1, s2 = (int(v) for v in p["mrope_section"].split(":"))
+    if p["mrope_layout"] == "chunked":
+        return 0 if tt < s0 else 1 if tt < s0 + s1 else 2
+    if tt % 3 == 1 and tt < 3 * s1:
+        return 1
+    if tt % 3 == 2 and tt < 3 * s2:
+        return 2
+    return 0
+
+
+def loop_rope_vec(vec, pos, p, seq_len, t=None, tensor="q"):
+    """One D-vector rotated at one position (an int, or the (t, h, w) column under M-RoPE)."""
+    R = p["rotary_dim"]
+    inv = loop_inv_freq(p, seq_len, t or {})
+    mrope = p.get("positions", "linear") == "mrope"
+    sb = p.get("xpos_scale_base", 0)
     out = list(vec)
     for tt in range(R // 2):
         i1, i2 = (tt, tt + R // 2) if p["style"] == "neox" else (2 * tt, 2 * tt + 1)
-        a = pos * inv[tt]
-        out[i1] = (vec[i1] * math.cos(a) - vec[i2] * math.sin(a)) * p["attention_factor"]
-        out[i2] = (vec[i2] * math.cos(a) + vec[i1] * math.sin(a)) * p["attention_factor"]
+        a = (pos[loop_component(p, tt)] if mrope else pos) * inv[tt]
+        f = p["attention_factor"]
+        if sb:  # xPos: zeta^((p - ceil(L/2)) / scale_base), k the inverse
+            zeta = (2 * tt + 0.4 * R) / (1.4 * R)
+            e = (pos - math.ceil(seq_len / 2)) / sb
+            f *= zeta ** (e if tensor == "q" else -e)
+        out[i1] = (vec[i1] * math.cos(a) - vec[i2] * math.sin(a)) * f
+        out[i2] = (vec[i2] * math.cos(a) + vec[i1] * math.sin(a)) * f
     return np.array(out)
+
+
+def loop_rope_pos(p, t, col):
+    """Position of column col: pos_ids' column under M-RoPE, else col itself."""
+    return tuple(int(t["pos_ids"][c, col]) for c in range(3)) if p.get("positions") == "mrope" else col
 
 
 def loop_rope_apply(t, p):
@@ -161,7 +202,9 @@ def loop_rope_apply(t, p):
     for b in range(B):
         for h in range(H):
             for n in range(N):
-                y[b, h, n] = loop_rope_vec(x[b, h, n], p["offset"] + n, p, p["offset"] + N)
+                pos = tuple(int(t["pos_ids"][c, n]) for c in range(3)) if p.get("positions") == "mrope" \
+                    else p["offset"] + n
+                y[b, h, n] = loop_rope_vec(x[b, h, n], pos, p, p["offset"] + N, t, p.get("tensor", "q"))
     return {"y": y}
 
 
@@ -181,7 +224,7 @@ def loop_attention(variant, t, p, tile=3):
                 ip = i + M - N
                 qv = q[b, h, i]
                 if variant == "attn.rope":
-                    qv = loop_rope_vec(qv, ip, p, M)
+                    qv = loop_rope_vec(qv, loop_rope_pos(p, t, ip), p, M, t, "q")
                 m_run, l_run = -math.inf, 0.0
                 acc, acc_i = np.zeros(D), np.zeros(D)
                 for start in range(0, M, tile):
@@ -192,7 +235,7 @@ def loop_attention(variant, t, p, tile=3):
                         kv, vv = k[b, kh, j], v[b, kh, j]
                         extra_v = np.zeros(D)
                         if variant == "attn.rope":
-                            s = scale * float(qv @ loop_rope_vec(kv, j, p, M))
+                            s = scale * float(qv @ loop_rope_vec(kv, loop_rope_pos(p, t, j), p, M, t, "k"))
                         elif variant == "attn.complex":
                             qi, ki = t["qi"][b, h, i], t["ki"][b, kh, j]
                             re = float(qv @ kv - qi @ ki)
@@ -249,7 +292,37 @@ def loop_reference(variant, t, p):
 
 ROPE = {"rotary_dim": 6, "style": "gptj", "base": 10000.0, "scaling": "yarn", "factor": 4.0, "max_pos": 4,
         "orig_max_pos": 64, "beta_fast": 32.0, "beta_slow": 1.0, "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0, "attention_factor": 0.1 * math.log(4.0) + 1}
+        "high_freq_factor": 4.0, "attention_factor": 0.1 * math.log(4.0) + 1, "mscale": 0.0,
+        "mscale_all_dim": 0.0, "truncate": True, "positions": "linear", "mrope_section": "1:1:1",
+        "mrope_layout": "chunked", "xpos_scale_base": 0.0}
+G40 = 0.1 * math.log(40.0)  # g(40, m) = m * G40 + 1
+# issue 43's forms on rope.apply's small shapes (R = 8: corr(32) = 1.31, corr(1) = 2.81 at L0 4096).
+ROPE_FORMS = [
+    dict(ROPE, rotary_dim=8, scaling="yarn", factor=40.0, orig_max_pos=4096, mscale=0.707, mscale_all_dim=1.0,
+         truncate=False, attention_factor=(0.707 * G40 + 1) / (G40 + 1)),
+    dict(ROPE, rotary_dim=8, scaling="yarn", factor=40.0, orig_max_pos=4096, mscale=1.0, mscale_all_dim=0.0,
+         attention_factor=G40 + 1),
+    dict(ROPE, rotary_dim=8, scaling="longrope", factor=32.0, orig_max_pos=7,  # L = 8 > L0: long_factor
+         attention_factor=math.sqrt(1 + math.log(32) / math.log(7))),
+    dict(ROPE, rotary_dim=8, scaling="longrope", factor=32.0, orig_max_pos=8,  # L = L0: short_factor
+         attention_factor=math.sqrt(1 + math.log(32) / math.log(8))),
+    dict(ROPE, rotary_dim=8, style="neox", scaling="none", attention_factor=1.0, positions="mrope",
+         mrope_section="2:1:1"),
+    dict(ROPE, rotary_dim=8, scaling="ntk", attention_factor=1.0, positions="mrope", mrope_layout="interleaved",
+         mrope_section="2:1:1"),
+    dict(ROPE, scaling="none", attention_factor=1.0, xpos_scale_base=4.0),
+    dict(ROPE, style="neox", scaling="none", attention_factor=1.0, xpos_scale_base=4.0, rotary_dim=4),
+]
+
+
+def attn_form(f):
+    """A ROPE_FORMS entry on attn.rope's shapes (D = 6, M = 12): R <= 6, section 1:1:1, and
+    LongRoPE's L0 moved by 4 so that L = M = 12 again meets L0 = 11 (long) and 12 (short)."""
+    f = dict(f, rotary_dim=min(f["rotary_dim"], 6), mrope_section="1:1:1")
+    if f["scaling"] == "longrope":
+        f["orig_max_pos"] += 4
+        f["attention_factor"] = math.sqrt(1 + math.log(f["factor"]) / math.log(f["orig_max_pos"]))
+    return f
 
 
 def synthetic_cases():
@@ -258,8 +331,10 @@ def synthetic_cases():
     at = {"batch": 2, "heads": 4, "kv_heads": 2, "seq": 3, "kv_seq": 12, "dim": 6, "scale": 0.5}
     cases = [
         ("abs.learned", dict(a, table_len=11)),
-        ("abs.sinusoidal", dict(a, base=10000.0, layout="interleaved")),
-        ("abs.sinusoidal", dict(a, base=500.0, layout="concat")),
+        ("abs.sinusoidal", dict(a, base=10000.0, layout="interleaved", padding_idx=1)),
+        ("abs.sinusoidal", dict(a, base=500.0, layout="concat", padding_idx=3)),  # padding_idx unread
+        ("abs.sinusoidal", dict(a, base=10000.0, layout="fairseq", padding_idx=1)),
+        ("abs.sinusoidal", dict(a, d_model=7, base=100.0, layout="fairseq", padding_idx=-1)),
         ("abs.multiplicative", dict(a, table_len=9)),
         ("abs.hierarchical", dict(a, table_len=4, alpha=0.4)),
         ("abs.recurrent", dict(a, base=10000.0, impl="sequential")),
@@ -270,17 +345,23 @@ def synthetic_cases():
         ("abs.conv", dict(a, kernel=7)),
         ("abs.conv_grouped", dict(a, kernel=4, groups=2)),
         ("abs.conv_grouped", dict(a, kernel=3, groups=4)),
-        ("rope.apply", dict(ROPE, batch=1, heads=2, seq=5, dim=8, offset=3, impl="default")),
-        ("rope.apply", dict(ROPE, batch=1, heads=2, seq=5, dim=8, offset=3, impl="default", style="neox",
-                            scaling="llama3", factor=8.0, orig_max_pos=8192, attention_factor=1.0, rotary_dim=8)),
-        ("rope.apply", dict(ROPE, batch=1, heads=2, seq=5, dim=8, offset=3, impl="default", style="neox",
-                            scaling="ntk", attention_factor=1.0)),
+        ("rope.apply", dict(ROPE, batch=1, heads=2, seq=5, dim=8, offset=3, impl="default", tensor="q")),
+        ("rope.apply", dict(ROPE, batch=1, heads=2, seq=5, dim=8, offset=3, impl="default", tensor="q",
+                            style="neox", scaling="llama3", factor=8.0, orig_max_pos=8192, attention_factor=1.0,
+                            rotary_dim=8)),
+        ("rope.apply", dict(ROPE, batch=1, heads=2, seq=5, dim=8, offset=3, impl="default", tensor="q",
+                            style="neox", scaling="ntk", attention_factor=1.0)),
     ]
+    for i, form in enumerate(ROPE_FORMS):
+        # seq 12: Qwen2-VL's fill puts a 2 x 2 image at tokens 4..7, so pos_ids' rows differ.
+        cases.append(("rope.apply", dict(form, batch=1, heads=2, seq=12, dim=8, offset=3, impl="default",
+                                         tensor="qk"[i % 2])))
     for causal in (False, True):
         c = dict(at, causal=causal, impl="flash" if causal else "naive")
         cases += [
             ("attn.nope", c),
             ("attn.rope", dict(c, **dict(ROPE, scaling="ntk", attention_factor=1.0, rotary_dim=4))),
+            *[("attn.rope", dict(c, **attn_form(f))) for f in ROPE_FORMS],
             ("attn.alibi", dict(c, heads=6, kv_heads=3)),
             ("attn.t5", dict(c, scale=1.0, num_buckets=32, max_distance=128, bidirectional=not causal)),
             ("attn.shaw", dict(c, max_rel=3)),
@@ -300,8 +381,12 @@ def make_inputs(variant, p, rng):
     v = check_dumps.VARIANTS[variant]
     shapes = v.shapes(p)
     t = {}
-    for n in v.inputs:
-        if n in v.int_tensors:
+    for n in v.input_names(p):
+        if n == "pos_ids":  # the spec's fill (check_dumps insists on it)
+            t[n] = ref.mrope_pos_ids(shapes[n][1]).astype(np.int32)
+        elif n in ("short_factor", "long_factor"):  # the spec's fill: uniform in [1, s], f32
+            t[n] = rng.uniform(1.0, p["factor"], size=shapes[n]).astype(np.float32)
+        elif n in v.int_tensors:
             t[n] = rng.integers(0, p["vocab"], size=shapes[n]).astype(np.int32)
         else:
             scale = 0.3 if variant == "abs.floater" else 1.0  # keep the ODE tame

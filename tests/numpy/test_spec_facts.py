@@ -149,6 +149,206 @@ class Rope(unittest.TestCase):
         self.assertEqual(af, 1.0)
 
 
+def rope_params(**kw):
+    """A complete rope params dict (the keys check_dumps requires), overridden by kw."""
+    p = {"rotary_dim": 8, "base": 10000.0, "scaling": "none", "factor": 4.0, "max_pos": 16, "orig_max_pos": 4096,
+         "beta_fast": 32.0, "beta_slow": 1.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+         "attention_factor": 1.0, "style": "neox", "mscale": 0.0, "mscale_all_dim": 0.0, "truncate": True,
+         "positions": "linear", "mrope_section": "2:1:1", "mrope_layout": "chunked", "xpos_scale_base": 0.0}
+    p.update(kw)
+    return p
+
+
+class YarnMscale(unittest.TestCase):
+    """encodings.md section 2, yarn's mscale, mscale_all_dim and truncate (HF _compute_yarn_parameters)."""
+
+    def test_deepseek_v3_facts(self):
+        p = rope_params(rotary_dim=64, scaling="yarn", factor=40.0, mscale=1.0, mscale_all_dim=1.0)
+        low, high, _, af = ref.yarn_params(64, 1e4, 40.0, 4096, mscale=1.0, mscale_all_dim=1.0)
+        self.assertEqual((low, high), (10, 23))
+        self.assertEqual(af, 1.0)
+        th, af2 = ref.rope_inv_freq(p, seq_len=1)
+        self.assertEqual(af2, 1.0)
+        self.assertAlmostEqual(th[12], 2.687936011143122e-02, delta=1e-17)
+        self.assertAlmostEqual(th[16], 5.5e-03, delta=1e-17)
+
+    def test_attention_factor_needs_both_mscales(self):
+        self.assertAlmostEqual(ref.yarn_attention_factor(40.0, 1.0, 0.707), 1.08572639926, places=11)
+        self.assertAlmostEqual(ref.yarn_attention_factor(40.0, 0.707, 0.0), 1.36888794541, places=11)
+        self.assertAlmostEqual(ref.yarn_attention_factor(40.0, 0.0, 0.707), 1.36888794541, places=11)
+        # Hand: g(4, 1) = 1 + 0.1 ln 4 = 1.138629436111989; g(4, .5) / g(4, 2) = (1 + .05 ln 4) / (1 + .2 ln 4)
+        # = 1.0693147180559945 / 1.2772588722239781 = 0.8371949816203595; s <= 1 gives g = 1 whatever m.
+        self.assertAlmostEqual(ref.yarn_attention_factor(4.0), 1.138629436111989, places=15)
+        self.assertAlmostEqual(ref.yarn_attention_factor(4.0, 0.5, 2.0), 0.8371949816203595, places=15)
+        self.assertEqual(ref.yarn_attention_factor(1.0, 0.5, 2.0), 1.0)
+        self.assertEqual(ref.yarn_mscale(0.5, 3.0), 1.0)
+
+    def test_gpt_oss_facts(self):
+        p = rope_params(rotary_dim=64, base=150000.0, scaling="yarn", factor=32.0, truncate=False)
+        low, high, _, af = ref.yarn_params(64, 150000.0, 32.0, 4096, truncate=False)
+        self.assertAlmostEqual(low, 8.092779115512402, delta=1e-14)
+        self.assertAlmostEqual(high, 17.39802450158856, delta=1e-13)
+        self.assertAlmostEqual(af, 1.34657359028, places=11)
+        self.assertAlmostEqual(ref.rope_inv_freq(p, 1)[0][12], 6.794959489732219e-03, delta=1e-17)
+        self.assertEqual(ref.yarn_params(64, 150000.0, 32.0, 4096, truncate=True)[:2], (8, 18))
+        self.assertAlmostEqual(ref.rope_inv_freq(dict(p, truncate=True), 1)[0][12], 7.015713910504388e-03,
+                               delta=1e-17)
+
+    def test_truncate_at_r8_by_hand(self):
+        # R 8, base 1e4, L0 4096, s 40: corr(r) = 8 ln(4096/(2 pi r)) / (2 ln 1e4) gives corr(32) =
+        # 1.3090301012897532, corr(1) = 2.814180079609659 (plain math.log, not spec_ref).
+        # truncate: low 1, high 3, ramp_2 = 1/2, th'_2 = 1e-2 (1/80 + 1/2) = 0.005125 exactly by hand;
+        # truncate=false: ramp_2 = (2 - 1.30903...)/(2.81418... - 1.30903...) = 0.45907046384940875,
+        # th'_2 = 1e-2 (ramp/40 + 1 - ramp) = 0.005524062977468265.
+        p = rope_params(scaling="yarn", factor=40.0)
+        low, high, ramp, _ = ref.yarn_params(8, 1e4, 40.0, 4096, truncate=False)
+        self.assertAlmostEqual(low, 1.3090301012897532, delta=1e-15)
+        self.assertAlmostEqual(high, 2.814180079609659, delta=1e-15)
+        self.assertAlmostEqual(ramp[2], 0.45907046384940875, delta=1e-15)
+        self.assertAlmostEqual(ref.rope_inv_freq(p, 1)[0][2], 0.005125, delta=1e-18)
+        self.assertAlmostEqual(ref.rope_inv_freq(dict(p, truncate=False), 1)[0][2], 0.005524062977468265,
+                               delta=1e-17)
+
+
+class LongRope(unittest.TestCase):
+    SHORT, LONG = np.array([1.0, 1.5, 2.0, 4.0]), np.array([1.0, 2.0, 4.0, 8.0])
+
+    def test_attention_factor(self):
+        self.assertAlmostEqual(ref.longrope_attention_factor(32.0, 4096), math.sqrt(17 / 12), places=14)
+        self.assertAlmostEqual(ref.longrope_attention_factor(32.0, 4096), 1.19023807142381, places=14)
+        # Hand: ln 16 / ln 256 = 4 ln 2 / 8 ln 2 = 1/2, so s 16, L0 256 gives sqrt(3/2); s <= 1 gives 1.
+        self.assertAlmostEqual(ref.longrope_attention_factor(16.0, 256), math.sqrt(1.5), places=15)
+        self.assertEqual(ref.longrope_attention_factor(1.0, 256), 1.0)
+
+    def test_branch_facts(self):
+        p = rope_params(scaling="longrope", factor=32.0)
+        f = {"short_factor": self.SHORT, "long_factor": self.LONG}
+        th, af = ref.rope_inv_freq(p, 4096, f)  # L = L0 takes short
+        np.testing.assert_allclose(th, [1, 0.0666666666666667, 5e-3, 2.5e-4], rtol=1e-14)
+        self.assertAlmostEqual(af, 1.19023807142381, places=14)
+        th, _ = ref.rope_inv_freq(p, 4097, f)
+        np.testing.assert_allclose(th, [1, 0.05, 2.5e-3, 1.25e-4], rtol=1e-14)
+        with self.assertRaises(ValueError):  # the lists are inputs: no silent default
+            ref.rope_inv_freq(p, 4097, None)
+
+
+class MRope(unittest.TestCase):
+    X = np.arange(1.0, 13.0)[None]  # x = [1..12]
+    CHUNKED = [6.996132108105, -6.097581357257, 2.152796165363, 3.799213359733, 4.928799714843, 5.983284468626,
+               1.026711023579, 5.551531463626, 9.239343519450, 10.077994733439, 11.032086537504, 12.008343223255]
+    INTERLEAVED = [6.996132108105, -1.524223369723, 1.721779187687, 3.495209348873, 4.952556167669,
+                   5.983284468626, 1.026711023579, 8.104118898387, 9.329280595461, 10.187419281032,
+                   11.021442165437, 12.008343223255]
+
+    def rotate(self, layout, section, thw, x=None, **kw):
+        p = rope_params(rotary_dim=12, positions="mrope", mrope_layout=layout, mrope_section=section, **kw)
+        return ref.rope_rotate(self.X if x is None else x, np.array(thw).reshape(3, -1), p, 1)[0]
+
+    def test_spec_facts_one_token(self):
+        np.testing.assert_allclose(self.rotate("chunked", "2:2:2", (5, 2, 3)), self.CHUNKED, rtol=0, atol=1e-11)
+        np.testing.assert_allclose(self.rotate("interleaved", "2:2:2", (5, 2, 3)), self.INTERLEAVED,
+                                   rtol=0, atol=1e-11)
+
+    def test_default_sections(self):
+        self.assertEqual(ref.default_mrope_section(128, "chunked"), (16, 24, 24))
+        self.assertEqual(ref.default_mrope_section(128, "interleaved"), (24, 20, 20))
+        # Hand: chunked s1 = s2 = floor(3R/16), s0 = R/2 - s1 - s2: R 8 -> 1.5 -> 1, s0 2; R 12 -> 2.25 -> 2,
+        # s0 2; R 16 -> 3, s0 2; R 32 -> 6, s0 4. Interleaved k = floor(5R/32): R 8 -> 1; 16 -> 2; 32 -> 5.
+        for R, chunked, inter in ((8, (2, 1, 1), (2, 1, 1)), (12, (2, 2, 2), (4, 1, 1)),
+                                  (16, (2, 3, 3), (4, 2, 2)), (32, (4, 6, 6), (6, 5, 5))):
+            self.assertEqual(ref.default_mrope_section(R, "chunked"), chunked, R)
+            self.assertEqual(ref.default_mrope_section(R, "interleaved"), inter, R)
+
+    def test_components(self):
+        thw = "".join("THW"[c] for c in ref.mrope_components(128, (24, 20, 20), "interleaved"))
+        self.assertEqual(thw, "THW" * 20 + "TTTT")  # THW repeated to t = 59, then TTTT
+        # Hand: R 16, 4:2:2. interleaved: t % 3 == 1 and t < 6 -> h (t 1, 4), t % 3 == 2 and t < 6 -> w
+        # (t 2, 5), the rest t; chunked: t < 4 -> t, 4 <= t < 6 -> h, else w.
+        np.testing.assert_array_equal(ref.mrope_components(16, (4, 2, 2), "interleaved"), [0, 1, 2, 0, 1, 2, 0, 0])
+        np.testing.assert_array_equal(ref.mrope_components(16, (4, 2, 2), "chunked"), [0, 0, 0, 0, 1, 1, 2, 2])
+        with self.assertRaises(ValueError):  # 3 s1 - 2 = 4 is not < R/2 = 4
+            ref.mrope_components(8, (1, 2, 1), "interleaved")
+        with self.assertRaises(ValueError):  # sums to 5, not R/2 = 4
+            ref.mrope_components(8, (2, 2, 1), "chunked")
+
+    def test_suite_fill(self):
+        # Hand, N 12: gh = gw = floor(sqrt(6)) = 2, a = floor((12 - 4)/2) = 4: text 0..3 at (n, n, n); image
+        # tokens 4..7 at (4, 4 + r, 4 + c) for (r, c) = (0,0) (0,1) (1,0) (1,1); text 8..11 from 4 + 2 = 6.
+        np.testing.assert_array_equal(ref.mrope_pos_ids(12), [[0, 1, 2, 3, 4, 4, 4, 4, 6, 7, 8, 9],
+                                                              [0, 1, 2, 3, 4, 4, 5, 5, 6, 7, 8, 9],
+                                                              [0, 1, 2, 3, 4, 5, 4, 5, 6, 7, 8, 9]])
+        # N 5: gh = gw = 1, a = 2: a 1 x 1 image is text again, all three rows 0..4.
+        np.testing.assert_array_equal(ref.mrope_pos_ids(5), np.tile(np.arange(5), (3, 1)))
+
+    def test_equal_rows_are_plain_rope(self):
+        rng = np.random.default_rng(4)
+        x = rng.standard_normal((5, 12))
+        pos = np.array([0, 3, 7, 100, 2047])
+        for style in ("neox", "gptj"):
+            plain = ref.rope_rotate(x, pos, rope_params(rotary_dim=12, style=style), 1)
+            for layout, section in (("chunked", "2:2:2"), ("interleaved", "2:2:2"), ("chunked", "6:0:0")):
+                y = ref.rope_rotate(x, np.tile(pos, (3, 1)), rope_params(rotary_dim=12, style=style,
+                                    positions="mrope", mrope_layout=layout, mrope_section=section), 1)
+                np.testing.assert_allclose(y, plain, rtol=0, atol=1e-13)
+
+
+class XPos(unittest.TestCase):
+    def test_spec_facts(self):
+        np.testing.assert_allclose(ref.xpos_zeta(8), [0.285714285714286, 0.464285714285714, 0.642857142857143,
+                                                      0.821428571428571], rtol=1e-14)
+        self.assertEqual([ref.xpos_centre(L) for L in (1, 2, 3, 4, 5, 8)], [1, 1, 2, 2, 3, 4])
+        np.testing.assert_allclose(ref.xpos_factor(np.arange(4), 8, 4, 512.0, "q")[:, 0],
+                                   [1.004905598587742, 1.002449798537434, 1, 0.997556188308873], rtol=1e-14)
+        # The k factor at t 0 (scale base 512) passes f16's maximum just past |p - c| = 4532.
+        k = ref.xpos_factor(np.array([4533, 4534]), 8, 2, 512.0, "k")[:, 0]  # L 2, c 1: p - c = 4532, 4533
+        self.assertLess(k[0], 65504.0)
+        self.assertGreater(k[1], 65504.0)
+
+    def test_exact_factors_by_hand(self):
+        # Hand: R 4: zeta = [(0 + 1.6)/5.6, (2 + 1.6)/5.6] = [2/7, 9/14]; L 5: c = 3; scale base 2.
+        # p 5: e = (5 - 3)/2 = 1 -> q [2/7, 9/14], k [7/2, 14/9]; p 1: e = -1 -> q [7/2, 14/9].
+        f = ref.xpos_factor(np.array([5, 1, 3]), 4, 5, 2.0, "q")
+        np.testing.assert_allclose(f, [[2 / 7, 9 / 14], [7 / 2, 14 / 9], [1, 1]], rtol=1e-15)
+        np.testing.assert_allclose(ref.xpos_factor(np.array([5]), 4, 5, 2.0, "k"), [[7 / 2, 14 / 9]], rtol=1e-15)
+        # Rotation then factor: x = e_0, gptj, p 5, L 5, base 1e4: pair 0 turns by 5 rad, scaled by 2/7.
+        p = rope_params(rotary_dim=4, style="gptj", xpos_scale_base=2.0)
+        y = ref.rope_rotate(np.array([[1.0, 0, 0, 0]]), np.array([5]), p, 5, tensor="q")[0]
+        np.testing.assert_allclose(y, [2 / 7 * math.cos(5), 2 / 7 * math.sin(5), 0, 0], rtol=0, atol=1e-16)
+
+    def test_score_carries_relative_decay(self):
+        # q at i, k at j: the score's pair t gains zeta_t^((i - j)/scale_base), whatever L (c cancels).
+        p = rope_params(rotary_dim=8, style="gptj", xpos_scale_base=16.0)
+        x = np.zeros((1, 8))
+        x[0, 2] = 1.0  # pair 1 only
+        zeta1 = ref.xpos_zeta(8)[1]
+        for L, i, j in ((9, 8, 3), (40, 8, 3), (9, 2, 7)):
+            q = ref.rope_rotate(x, np.array([i]), p, L, tensor="q")[0]
+            k = ref.rope_rotate(x, np.array([j]), p, L, tensor="k")[0]
+            th1 = 1e4 ** (-2 / 8)
+            self.assertAlmostEqual(float(q @ k), math.cos((i - j) * th1) * zeta1 ** ((i - j) / 16), places=14)
+
+    def test_refused_with_scaling_or_mrope(self):
+        with self.assertRaises(ValueError):
+            ref.rope_rotate(np.ones((1, 8)), np.array([1]), rope_params(scaling="linear", xpos_scale_base=512.0), 2)
+
+
+class FairseqSinusoid(unittest.TestCase):
+    def test_by_hand(self):
+        # Hand, d 5: h = 2, w = [1, base^(-1/(h-1))] = [1, 1e-4]; p 0 with padding_idx 1 reads row 2:
+        # [sin 2, sin 2e-4, cos 2, cos 2e-4, 0] (odd d: last column 0).
+        pe = ref.sinusoid([0], 5, 1e4, "fairseq", 1)[0]
+        np.testing.assert_allclose(pe, [math.sin(2), math.sin(2e-4), math.cos(2), math.cos(2e-4), 0], rtol=0,
+                                   atol=3e-16)
+        self.assertEqual(pe[4], 0.0)
+        # w_0 = 1, w_{h-1} = 1/base; padding_idx shifts rows: p 3 with padding_idx 0 = p 0 with padding_idx 3.
+        pe = ref.sinusoid([3], 16, 1e4, "fairseq", 0)[0]
+        np.testing.assert_allclose(pe, ref.sinusoid([0], 16, 1e4, "fairseq", 3)[0], rtol=0, atol=0)
+        self.assertAlmostEqual(pe[0], math.sin(4))
+        self.assertAlmostEqual(pe[7], math.sin(4e-4))
+        with self.assertRaises(ValueError):
+            ref.sinusoid([0], 3, 1e4, "fairseq", 1)  # h = 1 < 2
+
+
 class Alibi(unittest.TestCase):
     def test_eight_heads(self):
         np.testing.assert_array_equal(ref.alibi_slopes(8), [2.0**-e for e in range(1, 9)])
