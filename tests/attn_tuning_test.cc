@@ -59,6 +59,18 @@ TEST(AttnTuningPlan, RowSlotChoicesStartWithThePlannersAndSpanHalfToTwiceIt) {
             (V{8, 4, 5, 6, 7}));
 }
 
+// GPU decode, untuned: the fewest keys per split (a power of two from 64)
+// that make at most 256 splits: the H100's fastest at M 8K, 32K and 64K.
+TEST(AttnTuningPlan, GpuDecodeSplitsAtMost256WithPowerOfTwoKeys) {
+  EXPECT_EQ(flash_gpu_direct_split_keys(300), 64);
+  EXPECT_EQ(flash_gpu_direct_split_keys(8192), 64);
+  EXPECT_EQ(flash_gpu_direct_split_keys(16384), 64);
+  EXPECT_EQ(flash_gpu_direct_split_keys(16385), 128);
+  EXPECT_EQ(flash_gpu_direct_split_keys(32768), 128);
+  EXPECT_EQ(flash_gpu_direct_split_keys(65536), 256);
+  EXPECT_EQ(flash_gpu_direct_split_keys(int64_t{1} << 20), 4096);
+}
+
 // The flash pipeline of a result (attn_flash_*).
 const PipelineRecord* flash_pipeline(const CaseResult& r) {
   const PipelineRecord* found = nullptr;
@@ -287,7 +299,8 @@ TEST(AttnTuningCli, GpuDecodeTunesKeysPerSplitAndEveryChoiceValidates) {
   std::ifstream in(first);
   nlohmann::json tuned = nlohmann::json::parse(in);
   ASSERT_EQ(tuned["results"].size(), 6u);
-  const std::vector<int64_t> offered{kFlashDirectSplitKeys, 128, 256};  // below kv_seq 300
+  // The planner's (flash_gpu_direct_split_keys), then the others below kv_seq 300.
+  const std::vector<int64_t> offered{kFlashDirectSplitKeys, 128, 256};
   for (const auto& c : tuned["results"]) {
     ASSERT_EQ(c["status"], "ok") << c.dump();
     ASSERT_TRUE(c.contains("tuning")) << c.dump();

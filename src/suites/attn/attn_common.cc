@@ -338,6 +338,12 @@ void AttnCase::plan() {
   f.scratch_splits = f.splits;
 }
 
+int64_t flash_gpu_direct_split_keys(int64_t kv_seq) {
+  int64_t keys = kFlashDirectSplitKeys;
+  while (ceil_div(kv_seq, keys) > kFlashGpuDirectMaxSplits) keys *= 2;
+  return keys;
+}
+
 // The knobs' names in results[].tuning.
 constexpr const char* kRowSlotsKnob = "row_slots";
 constexpr const char* kSplitKeysKnob = "split_keys";
@@ -347,9 +353,10 @@ std::vector<TuningChoice> AttnCase::tuning_choices(const LaunchPlanner& launch) 
   if (!launch.is_cpu()) {
     // GPU decode: keys per split (the planner's first).
     if (!flash_plan_.direct || flash_plan_.scratch_splits < 2) return {};
-    std::vector<TuningChoice> choices{{kSplitKeysKnob, kFlashDirectSplitKeys}};
+    const int64_t planned = flash_gpu_direct_split_keys(shape_.kv_seq);
+    std::vector<TuningChoice> choices{{kSplitKeysKnob, planned}};
     for (const int64_t keys : kFlashDirectSplitKeyChoices) {
-      if (keys < shape_.kv_seq) choices.push_back({kSplitKeysKnob, keys});
+      if (keys < shape_.kv_seq && keys != planned) choices.push_back({kSplitKeysKnob, keys});
     }
     return choices;
   }
@@ -662,13 +669,19 @@ RelFarDistances flash_far_for_tiles(const AttnShape& s, const FlashPlan& f, cons
 
 void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   const AttnShape& s = shape_;
-  const FlashPlan& f = flash_plan_;
   const DeviceLimits& limits = rec.limits();
   const SubgroupInfo& subgroup = rec.subgroup();
   const FlashDevice dev{limits.max_compute_shared_memory_size,
                         std::min(limits.max_compute_work_group_invocations, limits.max_compute_work_group_size[0]),
                         subgroup.size, rec.launch().is_cpu(),
                         (subgroup.supported_operations & kSubgroupFeatureShuffle) != 0, subgroup.min_size};
+  // GPU decode, untuned: fewer, longer splits than the CPU's (within the
+  // scratch, which holds the CPU plan's).
+  FlashPlan f = flash_plan_;
+  if (!dev.cpu && f.direct && f.direct_split_keys == 0) {
+    f.keys_per_split = std::min(s.kv_seq, flash_gpu_direct_split_keys(s.kv_seq));
+    f.splits = ceil_div(s.kv_seq, f.keys_per_split);
+  }
   const FlashTiles tiles = flash_tiles(s, f, dev);
   const uint64_t loops = flash_loop_iterations(f, tiles, in.own_terms ? term_loops() : FlashHookLoops{});
   if (loops > rec.launch().max_loop_iterations()) {

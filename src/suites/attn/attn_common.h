@@ -159,7 +159,13 @@ constexpr int64_t kFlashDirectSplitKeys = 64;  // keys per direct split
 // GPU kernel, direct: the keys per split `run --tune` tries (those below the
 // key count), beside kFlashDirectSplitKeys: fewer splits shorten
 // attn_combine's loop over them and make each cluster stream longer.
-constexpr int64_t kFlashDirectSplitKeyChoices[] = {128, 256, 512, 1024, 2048};
+constexpr int64_t kFlashDirectSplitKeyChoices[] = {64, 128, 256, 512, 1024, 2048};
+// GPU kernel, direct, untuned: keys per split for at most this many splits
+// (a power of two, at least kFlashDirectSplitKeys). On an H100 (`run --tune`,
+// docs/gpus.md) the fastest choice at M 8K, 32K and 64K made 128, 256 and 256
+// splits: fewer leave the GPU idle, more lengthen attn_combine.
+constexpr int64_t kFlashGpuDirectMaxSplits = 256;
+int64_t flash_gpu_direct_split_keys(int64_t kv_seq);
 constexpr uint32_t kFlashMaxTileKeys = 64;     // largest staged tile
 // The loop budget of llvmpipe (LaunchPlanner's, with its margin): splits are
 // planned against it whatever the device.
