@@ -42,7 +42,15 @@ for ((i = 1; i <= runs; i++)); do
     { cat "$tmp/run$i.log" >&2; echo "make-baseline: run $i failed" >&2; exit 1; }
 done
 
-LOADS="${loads[*]}" python3 - "$out" "$tmp"/run*.json <<'PY'
+# The commit whose code made the runs: the A/B gate (scripts/ab-gate.sh)
+# builds it. None where the code differs from HEAD (a dirty tree).
+commit=$(git rev-parse HEAD 2>/dev/null || true)
+if [[ -n $commit ]] && ! git diff --quiet HEAD -- src shaders cmake CMakeLists.txt 2>/dev/null; then
+  echo "make-baseline: the code differs from HEAD: no baseline.commit recorded (scripts/ab-gate.sh needs one)" >&2
+  commit=
+fi
+
+BASE_COMMIT="$commit" LOADS="${loads[*]}" python3 - "$out" "$tmp"/run*.json <<'PY'
 import json, os, sys
 
 out, paths = sys.argv[1], sys.argv[2:]
@@ -70,6 +78,8 @@ merged["results"] = results
 merged["baseline"] = {"runs": len(runs), "selection": "per case, the run with the median median (CPU time)",
                       "created": [r["created"] for r in runs],
                       "load_average_at_start": [float(x) for x in os.environ["LOADS"].split()]}
+if os.environ.get("BASE_COMMIT"):
+    merged["baseline"]["commit"] = os.environ["BASE_COMMIT"]
 os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
 with open(out + ".tmp", "w") as f:
     json.dump(merged, f, indent=1)
