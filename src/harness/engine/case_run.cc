@@ -281,7 +281,7 @@ void CaseRun::fill_outputs_with_nan() {
   // 0xFFFF.. is NaN in f32 and f16.
   Device& dev = ctx_.device();
   auto fill = CommandBuffer::Create(dev).value();
-  throw_if_error(fill->begin());
+  throw_if_error(fill->begin(CommandBuffer::kOneTimeSubmit));
   fill->compute_barrier();  // after the uploads and any earlier run's writes
   for (const auto& t : descs_) {
     if (t.role != TensorRole::kOutput) continue;
