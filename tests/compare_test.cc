@@ -894,6 +894,14 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
   tuning_no_knob["results"][0]["tuning"].erase("knob");
   json tuning_bad_candidate = tuned;
   tuning_bad_candidate["results"][0]["tuning"]["candidates"][0]["median_ns"] = 0;
+  // 2^63 parses as unsigned: read as int64_t it wrapped to a negative tuned
+  // value that even matched its own (wrapped) candidate (issue 40).
+  json tuning_huge = tuned;
+  tuning_huge["results"][0]["tuning"]["chosen"] = uint64_t{1} << 63;
+  tuning_huge["results"][0]["tuning"]["candidates"].push_back(
+      {{"value", uint64_t{1} << 63}, {"status", "ok"}, {"median_ns", 1.0}});
+  json rows_huge = report_json({c});
+  rows_huge["results"][0]["validation"] = {{"passed", true}, {"rows_checked", 1e300}};
   // time_ns.started_ns: one start time a sample, none negative.
   json short_starts = report_json({c});
   short_starts["results"][0]["time_ns"]["started_ns"] = {0, 5};
@@ -904,6 +912,10 @@ TEST(CompareInput, CorruptAndMismatchedReportsGetAClearError) {
       {"negative_start.json", negative_start.dump(), "results[0].time_ns: \"started_ns\" holds a negative time (-5)"},
       {"tuning_unlisted.json", tuning_unlisted.dump(),
        "results[0].tuning: \"chosen\" 6 is not a candidate that ran"},
+      {"tuning_huge.json", tuning_huge.dump(),
+       "results[0].tuning: \"chosen\" is 9223372036854775808, past the largest whole number pebench reads "
+       "(9223372036854775807)"},
+      {"rows_huge.json", rows_huge.dump(), "results[0].validation: \"rows_checked\" is 1e+300, not a count"},
       {"tuning_no_knob.json", tuning_no_knob.dump(), "results[0].tuning: \"knob\" is missing"},
       {"tuning_bad_candidate.json", tuning_bad_candidate.dump(),
        "results[0].tuning.candidates[0]: an ok candidate needs a positive \"median_ns\""},
@@ -1155,6 +1167,39 @@ TEST(RunnerRule, ReportsWithoutCpuTimeOrMadeWithInjectionAreRefused) {
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.out.find(bad[0]), std::string::npos) << r.out;
   }
+}
+
+// Issue 40: a baseline whose medians are 5e-324 ns made the load factor
+// infinite, every normalized ratio 0 and the gate pass a 3x slower NEW.
+TEST(RunnerRule, NormalizeRefusesATimeNoMachineMeasured) {
+  auto all_at = [](double ns) {
+    auto cases = runner_cases(1);
+    for (auto& c : cases) {
+      for (double& s : c.samples) s = ns;
+      for (double& s : c.cpu_samples) s = ns;
+    }
+    return report_json(cases);
+  };
+  const json tiny = all_at(5e-324), slow = report_json(runner_cases(3, {}, 7));
+  for (const std::string series : {"cpu", "gpu"}) {
+    SCOPED_TRACE(series);
+    const GateRun r = gate(tiny, slow, {"--time", series, "--normalize"});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("base.json: abs.learned default f32 seq=128: a " + series +
+                         " median of 4.94066e-324 ns is below 0.001 ns, not a measured time"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+  // Without --normalize nothing is divided: every case is slower and the gate fails.
+  EXPECT_EQ(gate(tiny, slow, {"--time", "cpu"}).exit_code, 1);
+  // Medians that each pass but overflow their ratio: the load factor is inf.
+  const GateRun inf = gate(all_at(2e-3), all_at(1e306), {"--time", "gpu", "--normalize"});
+  EXPECT_EQ(inf.exit_code, 2) << inf.out;
+  EXPECT_NE(inf.out.find("new.json against "), std::string::npos) << inf.out;
+  EXPECT_NE(inf.out.find("base.json: the load factor (the median NEW/BASE ratio) is inf; --normalize cannot divide"),
+            std::string::npos)
+      << inf.out;
 }
 
 TEST(RunnerRule, JsonCarriesTheLoadFactorAndVariants) {

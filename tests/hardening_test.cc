@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/format_units.h"
 #include "analysis/printable.h"
 #include "harness/engine/device_profile.h"
 #include "harness/contract/errors.h"
@@ -251,6 +252,34 @@ TEST(HostHardening, ControlCharactersAreEscapedInText) {
   EXPECT_EQ(printable("a\tb\x7f\xc2\x85\xc3\xa9"), "a\\x09b\\x7f\\u0085\xc3\xa9");
 }
 
+// A driver variable naming garbage, a missing file or a manifest whose
+// library is gone gave a bare VkResult (VK_ERROR_OUT_OF_HOST_MEMORY for
+// garbage): now one line naming the variable and the file, exit 2.
+TEST(HostHardening, ABadDriverManifestIsNamed) {
+  const std::string dir = test::temp_dir("icd");
+  const std::string garbage = dir + "/garbage.json", no_lib = dir + "/no_lib.json", missing = dir + "/missing.json";
+  std::ofstream(garbage) << "garbage\n";
+  std::ofstream(no_lib) << R"({"file_format_version": "1.0.0", "ICD": {"library_path": ")" << dir
+                        << R"(/libnone.so", "api_version": "1.3.0"}})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {garbage, garbage + ": not JSON, so not a Vulkan driver manifest"},
+      {missing, missing + ": No such file or directory"},
+      {no_lib, no_lib + ": its library " + dir + "/libnone.so does not exist"},
+  };
+  for (const auto& [file, message] : cases) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"devices"}, {"run", "--variant", "abs.learned", "--out", dir + "/r.json"}}) {
+      SCOPED_TRACE(file + " " + args[0]);
+      const auto r = test::run_pebench(args, {"VK_DRIVER_FILES=" + file});
+      expect_one_line_error(r, "error: no usable Vulkan driver (vkCreateInstance: VK_ERROR_");
+      EXPECT_NE(r.out.find("VK_DRIVER_FILES " + message + "; point VK_DRIVER_FILES at a driver manifest"),
+                std::string::npos)
+          << r.out;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir + "/r.json"));
+}
+
 // --- on the test device --------------------------------------------------------
 
 std::string run_args(const std::string& out) {
@@ -334,6 +363,99 @@ TEST(Hardening, ATimeoutLeavesTheDeviceUsable) {
       EXPECT_EQ(c["status"], "ok") << c["reason"];
     }
   }
+}
+
+// A value the dtype cannot represent is skipped with the reason, not failed
+// (which says the kernel is wrong): a parameter past f32 (the kernels take
+// parameters as f32), or an exact output past the output dtype's range.
+TEST(Hardening, UnrepresentableCasesAreSkipped) {
+  const std::string dir = test::temp_dir("unrepresentable");
+  struct Probe {
+    std::vector<std::string> args;
+    std::string status, reason;
+  };
+  const std::vector<Probe> probes = {
+      {{"--variant", "rope.apply", "--param", "attention_factor=1e300", "--dtype", "f32"},
+       "skipped",
+       "attention_factor=1e+300 cannot be represented in f32, the type the kernels take it in"},
+      {{"--variant", "abs.hierarchical", "--param", "alpha=1e300", "--dtype", "f32"},
+       "skipped",
+       "alpha=1e+300 cannot be represented in f32"},
+      {{"--variant", "rope.apply", "--param", "attention_factor=1e30", "--dtype", "f16"},
+       "skipped",
+       "is past f16's largest finite value (65504): the dtype cannot represent this case"},
+      {{"--variant", "rope.apply", "--param", "attention_factor=3e38", "--dtype", "f32"},
+       "skipped",
+       "is past f32's largest finite value (3.40282e+38): the dtype cannot represent this case"},
+      // Within range: validated as before.
+      {{"--variant", "rope.apply", "--param", "attention_factor=1e30", "--dtype", "f32"}, "ok", ""},
+  };
+  for (const Probe& p : probes) {
+    SCOPED_TRACE(p.args[1] + " " + p.args[3] + " " + p.args[5]);
+    const std::string out = dir + "/r.json";
+    std::vector<std::string> args = {"run", "--seq", "8", "--no-peak", "--quiet", "--benchmark_min_time=0.001",
+                                     "--out", out};
+    args.insert(args.end(), p.args.begin(), p.args.end());
+    const auto r = bounded(args);
+    const auto rep = nlohmann::json::parse(test::read_file(out));
+    ASSERT_EQ(rep["results"].size(), 1u) << r.out;
+    const auto& c = rep["results"][0];
+    EXPECT_EQ(c["status"], p.status) << c.dump();
+    EXPECT_NE(c.value("reason", "").find(p.reason), std::string::npos) << c.dump();
+    if (p.status == "skipped") EXPECT_TRUE(c["validation"].is_null()) << c.dump();
+  }
+}
+
+// Host memory exhausted inside a case (std::bad_alloc) ends it `unsupported`
+// as the README promises for memory, not `error: std::bad_alloc`. Which
+// address-space limit makes the host tensors fail rather than lavapipe's
+// device allocation (VK_ERROR_OUT_OF_DEVICE_MEMORY, unsupported already) or
+// start-up depends on the machine, so the test walks a range of limits
+// (on the 2-core VM, 1.1 to 1.2 GB gave std::bad_alloc before the fix).
+TEST(Hardening, HostMemoryExhaustionIsUnsupported) {
+  const std::string dir = test::temp_dir("oom");
+  bool seen = false;
+  for (int kb = 900000; kb <= 1500000; kb += 50000) {
+    const std::string out = dir + "/r" + std::to_string(kb) + ".json";
+    test::run_program("sh", {"-c", "ulimit -v " + std::to_string(kb) + "; timeout -s KILL 120 " +
+                                       std::string(PEBENCH_EXE) +
+                                       " run --variant abs.learned --seq 8,65536 --heads 4 --dim 64 --dtype f32 "
+                                       "--no-peak --quiet --benchmark_min_time=0.001 --out " + out});
+    if (!fs::exists(out)) continue;  // too little to start
+    const auto rep = nlohmann::json::parse(test::read_file(out));
+    for (const auto& c : rep["results"]) {
+      const std::string reason = c.value("reason", "");
+      EXPECT_EQ(reason.find("bad_alloc") != std::string::npos && c["status"] != "unsupported", false)
+          << kb << ": " << c.dump();
+      if (c["status"] == "unsupported" && reason.find("the host could not allocate") != std::string::npos) seen = true;
+    }
+  }
+  if (!seen) GTEST_SKIP() << "no limit made a case's host allocation fail on this machine";
+}
+
+// A profile's small limits print exactly: maxStorageBufferRange 1 printed
+// "0.0 MiB" in a case's reason and "0 MiB" in `devices`.
+TEST(Hardening, SmallLimitsPrintInBytes) {
+  const std::string dir = test::temp_dir("small");
+  const std::string profile = dir + "/p.json";
+  std::ofstream(profile) << profile_json(R"("maxStorageBufferRange": 1)");
+  const auto devices = bounded({"devices", "--emulate", profile});
+  EXPECT_EQ(devices.exit_code, 0) << devices.out;
+  EXPECT_NE(devices.out.find("max storage buffer 1 byte\n"), std::string::npos) << devices.out;
+  const std::string out = dir + "/r.json";
+  bounded({"run", "--variant", "abs.learned", "--seq", "4", "--dim", "8", "--heads", "1", "--dtype", "f32",
+           "--no-peak", "--quiet", "--emulate", profile, "--out", out});
+  const auto rep = nlohmann::json::parse(test::read_file(out));
+  ASSERT_EQ(rep["results"].size(), 1u);
+  EXPECT_EQ(rep["results"][0]["status"], "unsupported");
+  const std::string reason = rep["results"][0]["reason"];
+  EXPECT_NE(reason.find(" bytes, more than maxStorageBufferRange (1 byte)"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("MiB"), std::string::npos) << reason;
+  // Near a mebibyte, where one decimal would print both alike, exact bytes.
+  EXPECT_EQ(format_bytes(1048575), "1048575 bytes");
+  EXPECT_EQ(format_bytes(128.0 * 1048576), "128.0 MiB");
+  EXPECT_EQ(format_bytes_pair(1048600, 1048577), std::make_pair(std::string("1048600 bytes"),
+                                                                 std::string("1048577 bytes")));
 }
 
 }  // namespace

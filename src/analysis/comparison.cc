@@ -1,5 +1,7 @@
 #include "analysis/comparison.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -248,11 +250,26 @@ PairComparison compare_reports(const ReportFile& base, const ReportFile& next, c
     matched_new[n] = true;
     matched.emplace_back(&b, n);
   }
-  if (options.normalize) out.load_factor = load_factor(matched, options.series);
+  if (options.normalize) {
+    out.load_factor = load_factor(matched, options.series);
+    // Medians far apart (1e-3 ns against 1e306 ns) overflow the ratio.
+    if (!(std::isfinite(out.load_factor) && out.load_factor > 0)) {
+      throw ReportError(fmt::format("{} against {}: the load factor (the median NEW/BASE ratio) is {}; "
+                                    "--normalize cannot divide by it",
+                                    next.path, base.path, out.load_factor));
+    }
+  }
   const std::vector<double> factors =
       options.normalize && options.load_neighbours > 0
           ? case_load_factors(matched, options.series, options.load_neighbours, out.load_factor)
           : std::vector<double>(matched.size(), out.load_factor);
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (!(std::isfinite(factors[i]) && factors[i] > 0)) {
+      throw ReportError(fmt::format("{}: {}: its load factor (--load-neighbours) is {}; --normalize cannot divide "
+                                    "by it",
+                                    next.path, matched[i].first->display(), factors[i]));
+    }
+  }
 
   std::map<std::string, std::vector<double>> family_ratios;
   std::vector<double> all_ratios;

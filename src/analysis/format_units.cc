@@ -53,6 +53,20 @@ std::string format_percent(double fraction) {
   return fmt::format("{:+.2f}e+{}%", fraction / std::pow(10.0, exponent), exponent + 2);
 }
 
+std::string format_bytes(double bytes) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  if (bytes < kMiB) return fmt::format("{:.0f} {}", bytes, bytes == 1 ? "byte" : "bytes");
+  return fmt::format("{:.1f} MiB", bytes / kMiB);
+}
+
+std::pair<std::string, std::string> format_bytes_pair(double a, double b) {
+  std::pair<std::string, std::string> out{format_bytes(a), format_bytes(b)};
+  if (out.first == out.second && a != b) {
+    out = {fmt::format("{:.0f} bytes", a), fmt::format("{:.0f} bytes", b)};
+  }
+  return out;
+}
+
 std::string format_number(const std::optional<double>& v) {
   if (!v) return "-";
   if (*v == 0) return "0";

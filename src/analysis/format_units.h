@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace pebench {
 
@@ -21,6 +22,12 @@ std::string format_ratio(const std::optional<double>& r);
 std::string format_p(const std::optional<double>& p);  // "0.043", "2.1e-05", "-"
 std::string format_percent(double fraction);          // "+12.3%", "-4.0%"
 std::string format_number(const std::optional<double>& v);  // "5.2e-16", "-"
+// A size: exact below 1 MiB ("1 byte", "65535 bytes"; a profile's
+// maxStorageBufferRange of 1 printed "0.0 MiB"), else "128.0 MiB".
+std::string format_bytes(double bytes);
+// Two sizes side by side (a need and its limit): as format_bytes, but both
+// exact when format_bytes would print them alike ("1.0 MiB" and "1.0 MiB").
+std::pair<std::string, std::string> format_bytes_pair(double a, double b);
 
 }  // namespace pebench
 

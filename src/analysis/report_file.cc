@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -151,6 +152,11 @@ class Checker {
   int64_t integer(const nlohmann::json& obj, const std::string& where, const char* key) const {
     const auto& v = field(obj, where, key);
     if (!v.is_number_integer()) fail(where, fmt::format("\"{}\" is not an integer", key));
+    // 2^63 and up parse as unsigned: read as int64_t they wrapped negative.
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      fail(where, fmt::format("\"{}\" is {}, past the largest whole number pebench reads ({})", key,
+                              v.get<uint64_t>(), INT64_MAX));
+    }
     return v.get<int64_t>();
   }
   // An optional object: null where missing or null, anything else but an
@@ -260,8 +266,15 @@ std::optional<ValidationRecord> parse_validation(const Checker& ck, const nlohma
     v.tol_model = ck.text(*t, w + ".tolerance", report_key::kModel);
   }
   v.detail = ck.text(*it, w, report_key::kDetail);
-  if (auto n = ck.maybe_number(*it, w, report_key::kRowsChecked)) v.rows_checked = static_cast<int64_t>(*n);
-  if (auto n = ck.maybe_number(*it, w, report_key::kRowsTotal)) v.rows_total = static_cast<int64_t>(*n);
+  // A count past int64_t (1e300) made the cast undefined.
+  auto count = [&](const char* key) -> std::optional<int64_t> {
+    const auto n = ck.maybe_number(*it, w, key);
+    if (!n) return std::nullopt;
+    if (!(*n >= 0 && *n < 0x1p63)) ck.fail(w, fmt::format("\"{}\" is {}, not a count", key, shown((*it)[key])));
+    return static_cast<int64_t>(*n);
+  };
+  if (auto n = count(report_key::kRowsChecked)) v.rows_checked = *n;
+  if (auto n = count(report_key::kRowsTotal)) v.rows_total = *n;
   return v;
 }
 

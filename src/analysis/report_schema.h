@@ -54,6 +54,7 @@ inline constexpr const char* kVkValidationErrors = "vk_validation_errors";
 inline constexpr const char* kVkValidation = "vk_validation";  // {errors, warnings: {MESSAGE_ID: n}}
 inline constexpr const char* kErrors = "errors";
 inline constexpr const char* kWarnings = "warnings";
+inline constexpr const char* kAllowed = "allowed";  // vk_validation: warnings in the allow-list
 inline constexpr const char* kRoofline = "roofline";
 inline constexpr const char* kPipelines = "pipelines";
 inline constexpr const char* kInjectSlowdown = "inject_slowdown";

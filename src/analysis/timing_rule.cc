@@ -109,6 +109,22 @@ void check_comparable(const std::vector<ReportFile>& reports, const CompareOptio
     throw ReportError(fmt::format("{}: made with --inject-slowdown {}: a fault-injection report is never a BASE",
                                   reports[0].path, slowdowns_text(reports[0].injected)));
   }
+  if (options.normalize) {
+    // A median below a picosecond is no measurement (5e-324 ns made the load
+    // factor infinite, every normalized ratio 0 and the gate pass anything).
+    for (const auto& r : reports) {
+      for (const auto& c : r.cases) {
+        if (!c.ok() || !c.timed()) continue;
+        const double m = series_median(*c.time, options.series);
+        if (!(m >= kShortestMeasurableNs)) {
+          throw ReportError(fmt::format("{}: {}: a {} median of {:g} ns is below {:g} ns, not a measured time; "
+                                        "--normalize would divide every ratio by a meaningless load factor",
+                                        r.path, c.display(), series_name(options.series), m,
+                                        kShortestMeasurableNs));
+        }
+      }
+    }
+  }
   if (options.series != TimeSeries::kCpu) return;
   for (const auto& r : reports) {
     for (const auto& c : r.cases) {

@@ -47,9 +47,13 @@ std::vector<double> case_load_factors(const std::vector<std::pair<const CaseReco
 std::vector<VariantComparison> compare_variants(const std::vector<CaseComparison>& cases,
                                                 const CompareOptions& options);
 
+// The shortest median --normalize accepts: 1 ps, far below any dispatch.
+constexpr double kShortestMeasurableNs = 1e-3;
+
 // Throws ReportError naming the file when `reports` cannot be compared under
-// `options`: BASE (reports[0]) was made with --inject-slowdown, or a timed ok
-// case has no cpu_ns samples while options.series is kCpu.
+// `options`: BASE (reports[0]) was made with --inject-slowdown, a timed ok
+// case has no cpu_ns samples while options.series is kCpu, or (with
+// options.normalize) a timed ok case's median is below kShortestMeasurableNs.
 void check_comparable(const std::vector<ReportFile>& reports, const CompareOptions& options);
 
 }  // namespace pebench

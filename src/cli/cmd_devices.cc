@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "analysis/format_units.h"
 #include "cli/command.h"
 #include "cli/vulkan_session.h"
 #include "harness/engine/device_profile.h"
@@ -56,10 +57,11 @@ class DevicesCommand : public Command {
       std::cout << fmt::format("    integer dot product {}  cooperative matrix {}  bfloat16 {}\n",
                                d.features.integer_dot_product ? "yes" : "no",
                                d.features.cooperative_matrix ? "yes" : "no", d.features.bfloat16 ? "yes" : "no");
-      std::cout << fmt::format("    shared memory {} KiB  max invocations {} ({}x{}x{})  max storage buffer {} MiB\n",
+      std::cout << fmt::format("    shared memory {} KiB  max invocations {} ({}x{}x{})  max storage buffer {}\n",
                                l.max_compute_shared_memory_size / 1024, l.max_compute_work_group_invocations,
                                l.max_compute_work_group_size[0], l.max_compute_work_group_size[1],
-                               l.max_compute_work_group_size[2], l.max_storage_buffer_range / (1024 * 1024));
+                               l.max_compute_work_group_size[2],
+                               format_bytes(static_cast<double>(l.max_storage_buffer_range)));
       std::cout << fmt::format("    storage buffers per stage {}  push constants {} B  descriptor sets {}\n",
                                l.max_per_stage_descriptor_storage_buffers, l.max_push_constants_size,
                                l.max_bound_descriptor_sets);

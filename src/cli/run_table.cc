@@ -27,7 +27,7 @@ std::string vk_validation_summary(const std::vector<CaseResult>& results) {
     uint64_t count = 0;
     size_t cases = 0;
   };
-  std::map<std::string, Seen> warnings;
+  std::map<std::string, Seen> warnings, allowed;
   for (const auto& r : results) {
     if (!r.vk_validation) continue;
     ++cases;
@@ -37,16 +37,25 @@ std::string vk_validation_summary(const std::vector<CaseResult>& results) {
       warnings[id].count += n;
       warnings[id].cases++;
     }
+    for (const auto& [id, n] : r.vk_validation->allowed) {
+      allowed[id].count += n;
+      allowed[id].cases++;
+    }
   }
   if (cases == 0) return "";
-  std::string out = fmt::format("validation layer: {} case(s), {} error(s) in {} case(s), {} warning id(s)\n", cases,
-                                errors, with_errors, warnings.size());
-  std::vector<std::pair<std::string, Seen>> sorted(warnings.begin(), warnings.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second.cases > b.second.cases; });
-  for (const auto& [id, s] : sorted) {
-    out += fmt::format("  {:>7} x {} ({} of {} cases)\n", s.count, id, s.cases, cases);
-  }
+  std::string out = fmt::format(
+      "validation layer: {} case(s), {} error(s) in {} case(s), {} warning id(s) outside the allow-list, {} in it\n",
+      cases, errors, with_errors, warnings.size(), allowed.size());
+  const auto list = [&](const std::map<std::string, Seen>& ids, const char* tag) {
+    std::vector<std::pair<std::string, Seen>> sorted(ids.begin(), ids.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.second.cases > b.second.cases; });
+    for (const auto& [id, s] : sorted) {
+      out += fmt::format("  {:>7} x {} ({} of {} cases){}\n", s.count, id, s.cases, cases, tag);
+    }
+  };
+  list(warnings, "");
+  list(allowed, " [allowed]");
   return out;
 }
 

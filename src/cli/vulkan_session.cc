@@ -2,14 +2,84 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "harness/contract/errors.h"
 #include "io/checked_number.h"
+#include "io/input_file.h"
 
 namespace pebench {
+namespace {
+
+// What is wrong with one entry of the driver variable: "" when it looks like
+// a driver manifest whose library exists (the loader may still refuse it).
+std::string manifest_problem(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return fmt::format("{}: {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return "";  // a folder of manifests: the loader reads each
+  std::string text;
+  try {
+    text = read_input_file(path, size_t{1} << 20, "Vulkan driver manifest");
+  } catch (const InputFileError& e) {
+    return e.what();
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    return path + ": not JSON, so not a Vulkan driver manifest";
+  }
+  const auto icd = j.is_object() ? j.find("ICD") : j.end();
+  if (!j.is_object() || icd == j.end() || !icd->is_object() || !icd->contains("library_path") ||
+      !(*icd)["library_path"].is_string()) {
+    return path + ": not a Vulkan driver manifest (no ICD.library_path)";
+  }
+  const std::string lib = (*icd)["library_path"].get<std::string>();
+  // A bare name is found on the library path; a path is relative to the manifest.
+  if (lib.find('/') == std::string::npos) return "";
+  const std::filesystem::path full =
+      std::filesystem::path(lib).is_absolute() ? std::filesystem::path(lib)
+                                               : std::filesystem::path(path).parent_path() / lib;
+  if (!std::filesystem::exists(full)) return fmt::format("{}: its library {} does not exist", path, full.string());
+  return "";
+}
+
+// When no Vulkan driver could be used: bad input (exit 2) naming the
+// variable and the file when the user chose the drivers, else a line saying
+// what to install. `what` is the loader's answer.
+[[noreturn]] void no_driver(const std::string& what) {
+  for (const char* var : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES"}) {
+    const char* value = std::getenv(var);
+    if (!value || !*value) continue;
+    std::string problem;
+    std::string list = value;
+    for (size_t start = 0; start <= list.size() && problem.empty();) {
+      const size_t end = std::min(list.find(':', start), list.size());
+      const std::string entry = list.substr(start, end - start);
+      if (!entry.empty()) problem = manifest_problem(entry);
+      start = end + 1;
+    }
+    if (problem.empty()) problem = fmt::format("{}={} names no driver that loads", var, value);
+    throw UsageError(fmt::format("no usable Vulkan driver ({}): {} {}; point {} at a driver manifest such as "
+                                 "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json (lavapipe), or unset it",
+                                 what, var, problem, var));
+  }
+  throw std::runtime_error(fmt::format(
+      "no usable Vulkan driver ({}): install one (for the software device lavapipe, mesa-vulkan-drivers); "
+      "VK_DRIVER_FILES selects drivers",
+      what));
+}
+
+}  // namespace
 
 VulkanSession open_vulkan(bool validation, const ValidationChecks& checks, bool print_warnings) {
   VulkanSession s;
@@ -18,16 +88,22 @@ VulkanSession open_vulkan(bool validation, const ValidationChecks& checks, bool 
   options.checks = checks;
   options.print_warnings = print_warnings;
   auto instance = Instance::Create(options);
-  if (!instance.ok()) throw std::runtime_error(instance.status().message());
-  s.instance = std::move(instance).value();
-  auto handles = s.instance->physical_devices().value();
-  if (handles.empty()) {
-    throw std::runtime_error(
-        "no Vulkan device found (for the software device lavapipe, install mesa-vulkan-drivers; "
-        "VK_DRIVER_FILES selects drivers)");
+  if (!instance.ok()) {
+    const VkResult r = instance.status().vk_result();
+    // What the loader answers when no driver loads: a garbage manifest gives
+    // VK_ERROR_OUT_OF_HOST_MEMORY, a missing one VK_ERROR_INCOMPATIBLE_DRIVER.
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_OUT_OF_HOST_MEMORY ||
+        r == VK_ERROR_INITIALIZATION_FAILED) {
+      if (instance.status().message().rfind("vkCreateInstance", 0) == 0) no_driver(instance.status().message());
+    }
+    throw std::runtime_error(instance.status().message());
   }
-  for (uint32_t i = 0; i < handles.size(); ++i) {
-    auto info = query_physical_device(handles[i], i);
+  s.instance = std::move(instance).value();
+  auto handles = s.instance->physical_devices();
+  if (!handles.ok()) no_driver(handles.status().message());
+  if (handles.value().empty()) no_driver("no Vulkan device found");
+  for (uint32_t i = 0; i < handles.value().size(); ++i) {
+    auto info = query_physical_device(handles.value()[i], i);
     if (!info.ok()) throw std::runtime_error(info.status().message());
     s.devices.push_back(std::move(info).value());
   }

@@ -146,7 +146,7 @@ Status copy_on_device(const Device& device, const Buffer& src, VkDeviceSize src_
   auto cmd = CommandBuffer::Create(device);
   PB_RETURN_IF_ERROR(cmd.status());
   CommandBuffer& c = *cmd.value();
-  PB_RETURN_IF_ERROR(c.begin());
+  PB_RETURN_IF_ERROR(c.begin(CommandBuffer::kOneTimeSubmit));
   c.compute_barrier();
   c.copy(src, src_offset, dst, dst_offset, bytes);
   if (for_host) c.host_read_barrier();

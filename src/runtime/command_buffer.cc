@@ -23,10 +23,21 @@ CommandBuffer::~CommandBuffer() {
   if (cmd_) vkFreeCommandBuffers(device_.handle(), device_.command_pool(), 1, &cmd_);
 }
 
-Status CommandBuffer::begin() {
+Status CommandBuffer::begin(Usage usage) {
   VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  if (usage == kOneTimeSubmit) info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   PB_VK_RETURN_IF_ERROR(vkBeginCommandBuffer(cmd_, &info));
+  usage_ = usage;
+  submissions_ = 0;
   return Status();
+}
+
+Status CommandBuffer::submit_and_wait() const {
+  if (usage_ == kOneTimeSubmit && submissions_ > 0) {
+    return Status::error("a one-time-submit command buffer submitted again (record it anew)");
+  }
+  ++submissions_;
+  return device_.submit_and_wait(cmd_);
 }
 
 Status CommandBuffer::end() {

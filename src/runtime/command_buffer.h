@@ -1,9 +1,11 @@
 // CommandBuffer: a primary command buffer from the device's pool, with the
 // handful of commands compute benchmarking needs, and a blocking submit.
 //
-// Contract: a recorded buffer may be submitted any number of times (it is not
-// ONE_TIME_SUBMIT), one submission at a time; submit_and_wait() waits on a
-// fence. compute_barrier() makes all earlier shader/transfer writes visible to
+// Contract: a recorded buffer may be submitted any number of times, one
+// submission at a time, unless begin(kOneTimeSubmit) recorded it
+// (VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT: uploads, readbacks, fills,
+// which best practices asks for): then a second submission is an error.
+// submit_and_wait() waits on a fence. compute_barrier() makes all earlier shader/transfer writes visible to
 // later shader/transfer reads and writes.
 #pragma once
 
@@ -29,7 +31,8 @@ class CommandBuffer {
 
   VkCommandBuffer handle() const { return cmd_; }
 
-  Status begin();
+  enum Usage { kReusable, kOneTimeSubmit };
+  Status begin(Usage usage = kReusable);
   Status end();
   void bind(const ComputePipeline& pipeline, VkDescriptorSet set);
   void push_constants(const ComputePipeline& pipeline, const void* data, uint32_t bytes);
@@ -48,12 +51,14 @@ class CommandBuffer {
   void reset_queries(const TimestampQueryPool& pool);
   void write_timestamp(const TimestampQueryPool& pool, uint32_t query, VkPipelineStageFlagBits stage);
 
-  Status submit_and_wait() const { return device_.submit_and_wait(cmd_); }
+  Status submit_and_wait() const;
 
  private:
   explicit CommandBuffer(const Device& device) : device_(device) {}
   const Device& device_;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+  Usage usage_ = kReusable;
+  mutable int submissions_ = 0;  // since the last begin()
 };
 
 }  // namespace pebench

@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 
+#include "runtime/validation_allowlist.h"
+
 namespace pebench {
 
 std::atomic<bool> g_interrupted{false};
@@ -184,7 +186,7 @@ void count_validation_errors(const Instance& instance, const VkSnapshot& before,
     for (const auto& [id, n] : instance.validation_warnings_by_id()) {
       const auto was = before.warnings.find(id);
       const uint64_t since = n - (was == before.warnings.end() ? 0 : was->second);
-      if (since > 0) counts.warnings[id] = since;
+      if (since > 0) (allowlist_reason(id) ? counts.allowed : counts.warnings)[id] = since;
     }
     r.vk_validation = std::move(counts);
   }

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <new>
 
 #include "analysis/case_key.h"
+#include "analysis/format_units.h"
 #include "harness/contract/errors.h"
 #include "harness/engine/validate.h"
 #include "harness/output/dump.h"
@@ -30,7 +32,7 @@ bool same_tensors(const std::vector<TensorDesc>& a, const std::vector<TensorDesc
   });
 }
 
-std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
+std::string mib(double bytes) { return format_bytes(bytes); }
 
 double host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -112,8 +114,9 @@ class CommandRecorder : public Recorder {
     }
     const auto& limits = ctx_.info().limits;
     if (static_cast<double>(bytes) > limits.max_storage_buffer_range) {
-      throw Unsupported(fmt::format("{}: binds {} ({}), more than maxStorageBufferRange ({})", shader, name,
-                                    mib(static_cast<double>(bytes)), mib(limits.max_storage_buffer_range)));
+      const auto [need, limit] = format_bytes_pair(static_cast<double>(bytes), limits.max_storage_buffer_range);
+      throw Unsupported(
+          fmt::format("{}: binds {} ({}), more than maxStorageBufferRange ({})", shader, name, need, limit));
     }
     if (auto it = buffers_.find(buffer); it != buffers_.end()) r.buffer = it->second.get();
     return r;
@@ -163,6 +166,11 @@ bool CaseRun::guarded(Steps steps) {
     const bool oom = e.vk_result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.vk_result() == VK_ERROR_OUT_OF_HOST_MEMORY;
     result_.status = oom ? CaseStatus::kUnsupported : CaseStatus::kError;
     result_.reason = oom ? std::string("out of memory: ") + e.what() : e.what();
+  } catch (const std::bad_alloc&) {
+    // The host ran out of memory for this case (its tensors, the reference):
+    // like device memory, a limit of the machine, not a fault (README).
+    result_.status = CaseStatus::kUnsupported;
+    result_.reason = "out of memory: the host could not allocate the case's memory (std::bad_alloc)";
   } catch (const std::exception& e) {
     result_.status = CaseStatus::kError;
     result_.reason = e.what();
@@ -215,8 +223,9 @@ void CaseRun::build_and_check() {
     }
     const double bytes = static_cast<double>(t.bytes());
     if (bytes > info.limits.max_storage_buffer_range) {
-      throw Unsupported(fmt::format("tensor {} needs {}, more than maxStorageBufferRange ({})", t.name, mib(bytes),
-                                    mib(info.limits.max_storage_buffer_range)));
+      const auto [need, limit] = format_bytes_pair(bytes, info.limits.max_storage_buffer_range);
+      throw Unsupported(
+          fmt::format("tensor {} needs {}, more than maxStorageBufferRange ({})", t.name, need, limit));
     }
     device_bytes += bytes;
     if (t.role != TensorRole::kScratch) host_bytes += bytes;
@@ -224,9 +233,10 @@ void CaseRun::build_and_check() {
   for (const auto& [name, bytes] : layout_.buffers) {
     const double b = static_cast<double>(bytes);
     if (info.limits.max_memory_allocation_size && b > static_cast<double>(info.limits.max_memory_allocation_size)) {
+      const auto [need, limit] =
+          format_bytes_pair(b, static_cast<double>(info.limits.max_memory_allocation_size));
       throw Unsupported(fmt::format("{} {} needs {}, more than maxMemoryAllocationSize ({})",
-                                    layout_.tensors.count(name) ? "tensor" : "pack", name, mib(b),
-                                    mib(static_cast<double>(info.limits.max_memory_allocation_size))));
+                                    layout_.tensors.count(name) ? "tensor" : "pack", name, need, limit));
     }
   }
   if (info.device_local_heap_bytes && device_bytes > 0.8 * static_cast<double>(info.device_local_heap_bytes)) {
@@ -271,7 +281,7 @@ void CaseRun::fill_outputs_with_nan() {
   // 0xFFFF.. is NaN in f32 and f16.
   Device& dev = ctx_.device();
   auto fill = CommandBuffer::Create(dev).value();
-  throw_if_error(fill->begin());
+  throw_if_error(fill->begin(CommandBuffer::kOneTimeSubmit));
   fill->compute_barrier();  // after the uploads and any earlier run's writes
   for (const auto& t : descs_) {
     if (t.role != TensorRole::kOutput) continue;
@@ -411,6 +421,7 @@ void CaseRun::validate_and_dump() {
     const auto rows = sample_rows(total, case_->reference_row_cost(), options_.reference_budget);
     Reference ref(descs_);
     case_->reference(host_, rows, ref);
+    if (auto why = unrepresentable_output(ref)) throw CaseRejected(*why);
     result_.validation = compare_outputs(ref, host_, case_->tolerance());
     result_.validation.rows_checked = static_cast<int64_t>(rows.size());
     result_.validation.rows_total = total;

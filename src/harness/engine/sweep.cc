@@ -4,6 +4,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -100,7 +102,23 @@ void resolve_params(const Variant& v, Params& p) {
   if (p.has("kv_heads") && p.has("heads") && p.i("heads") % p.i("kv_heads") != 0) {
     throw CaseRejected(fmt::format("heads={} is not divisible by kv_heads={}", p.i("heads"), p.i("kv_heads")));
   }
+  // The kernels take parameters as f32: a value past its range (alpha=1e300)
+  // became inf there and the case "failed" while its float64 reference was
+  // fine. Such a case cannot be represented: skipped, with the reason.
+  const auto check_floats = [&] {
+    for (const auto& s : specs) {
+      if (s.type != ParamType::kFloat || !p.has(s.key)) continue;
+      const auto* x = std::get_if<double>(&p.get(s.key));
+      if (x && !(std::fabs(*x) <= std::numeric_limits<float>::max())) {
+        throw CaseRejected(fmt::format("{}={} cannot be represented in f32, the type the kernels take it in "
+                                       "(largest finite {})",
+                                       s.key, *x, std::numeric_limits<float>::max()));
+      }
+    }
+  };
+  check_floats();
   v.resolve(p);
+  check_floats();  // and what resolve derived
   for (const auto& s : specs) {
     // A derived parameter whose derivation is "off" may stay absent: off,
     // and left out of the case's params (attn's masks and modifiers,

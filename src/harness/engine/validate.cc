@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace pebench {
 
@@ -24,6 +25,35 @@ std::vector<int64_t> sample_rows(int64_t total_rows, double row_cost, double bud
   }
   rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   return rows;
+}
+
+std::optional<std::string> unrepresentable_output(const Reference& ref) {
+  for (const auto& out : ref.outputs()) {
+    const DType t = out.desc.dtype;
+    if (t != DType::kF32 && t != DType::kF16) continue;
+    const double largest = t == DType::kF16 ? 65504.0 : static_cast<double>(std::numeric_limits<float>::max());
+    // What rounds to inf: from the largest finite value plus half its ulp.
+    const double overflow = t == DType::kF16 ? 65520.0 : 0x1.ffffffp127;
+    const int64_t len = out.desc.row_length();
+    // The lowest such element, so that the message does not depend on the map's order.
+    int64_t at = -1;
+    double value = 0;
+    for (const auto& [r, expected] : out.rows) {
+      for (int64_t c = 0; c < len; ++c) {
+        const double e = expected[static_cast<size_t>(c)];
+        if (!(std::fabs(e) < overflow) && (at < 0 || r * len + c < at)) {
+          at = r * len + c;
+          value = e;
+        }
+      }
+    }
+    if (at >= 0) {
+      return fmt::format("the exact {}[{}] = {:.3g} is past {}'s largest finite value ({:.6g}): the dtype cannot "
+                         "represent this case",
+                         out.desc.name, at, value, dtype_name(t), largest);
+    }
+  }
+  return std::nullopt;
 }
 
 ValidationResult compare_outputs(const Reference& ref, const TensorMap& tensors, const Tolerance& tol) {

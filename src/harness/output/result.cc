@@ -126,9 +126,12 @@ nlohmann::json result_to_json(const CaseResult& r) {
   j[report_key::kVkValidationErrors] = r.vk_validation_errors;
   if (r.vk_validation) {
     nlohmann::json warnings = nlohmann::json::object();
+    nlohmann::json allowed = nlohmann::json::object();
     for (const auto& [id, n] : r.vk_validation->warnings) warnings[id] = n;
+    for (const auto& [id, n] : r.vk_validation->allowed) allowed[id] = n;
     j[report_key::kVkValidation] = {{report_key::kErrors, r.vk_validation->errors},
-                                    {report_key::kWarnings, std::move(warnings)}};
+                                    {report_key::kWarnings, std::move(warnings)},
+                                    {report_key::kAllowed, std::move(allowed)}};
   }
   j[report_key::kRoofline] = r.roofline ? roofline_to_json(*r.roofline) : nlohmann::json(nullptr);
   j[report_key::kWarmupRuns] = r.warmup_runs;

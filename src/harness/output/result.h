@@ -69,10 +69,12 @@ struct PipelineRecord {
 };
 
 // The Khronos validation layer's messages during one case (run --validate):
-// errors (they fail the case) and warnings counted by message id.
+// errors (they fail the case) and warnings counted by message id: those
+// outside pebench's allow-list (runtime/validation_allowlist.h) and those in it.
 struct VkValidationCounts {
   uint64_t errors = 0;
-  std::map<std::string, uint64_t> warnings;
+  std::map<std::string, uint64_t> warnings;  // outside the allow-list
+  std::map<std::string, uint64_t> allowed;   // in it, each with a reason there
 };
 
 struct CaseResult {
