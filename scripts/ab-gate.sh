@@ -19,7 +19,7 @@
 # of ci-gate.sh less the load factor (both sides met the same load): a
 # variant/impl whose cases' median CPU-time ratio is past 1 +
 # PEBENCH_AB_VARIANT_THRESHOLD (default 0.25), or one case past
-# PEBENCH_AB_THRESHOLD (default 1.5), significant by the U test with 5
+# 1 + PEBENCH_AB_THRESHOLD (default 0.5), significant by the U test with 5
 # samples a side. Where it fails, AB_CONFIRM_ROUNDS (default 5) more rounds
 # run and only the reasons that both show count. Base cases are rekeyed to
 # the new build's parameters (scripts/rekey-baseline.py: a parameter added
@@ -157,7 +157,7 @@ for path, rep in zip(sys.argv[1:], reps):
 PY
 }
 blank() { sed -E 's/[-+]?[0-9][0-9.e+%x-]*/#/g'; }
-rule=(--time cpu --min-samples 5 --threshold "${PEBENCH_AB_THRESHOLD:-1.5}"
+rule=(--time cpu --min-samples 5 --threshold "${PEBENCH_AB_THRESHOLD:-0.5}"
       --variant-threshold "${PEBENCH_AB_VARIANT_THRESHOLD:-0.25}")
 # gate TAG: compare the pooled sides; reasons (numbers blanked) in $out/TAG.keys.
 gate() {
