@@ -13,13 +13,44 @@
 #   env: PEBENCH (default build/pebench), RUNS (default 10), BASE (default the
 #        committed baseline), OUT (default build/gate-measure: every report,
 #        gate output and a log line per run; runs already there are reused),
-#        SCENARIOS (default "none abs.learned=1.5 attn.nope/flash=1.5 abs.learned=3")
+#        SCENARIOS (default "none abs.learned=1.5 attn.nope/flash=1.5 abs.learned=3"),
+#        MODE=ab: measure scripts/ab-gate.sh instead (its own defaults:
+#        SCENARIOS "none abs.learned=1.5 attn.nope/flash=1.5 abs.learned=1.2",
+#        OUT build/gate-measure-ab; AB_ARGS narrows the preset)
 #
 # The quick preset takes a few minutes under load, so the default is hours:
 # run it in the background and read OUT/log. docs/compare-and-gate.md has
 # the counts it gave.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# MODE=ab: the A/B gate instead (scripts/ab-gate.sh, both sides this build,
+# the new side with the scenario's slowdown): RUNS gates per scenario, each
+# with its own rounds (and confirming rounds where the first fail).
+if [[ ${MODE:-} == ab ]]; then
+  export PEBENCH=${PEBENCH:-build/pebench} PEBENCH_BASE=${PEBENCH_BASE:-${PEBENCH:-build/pebench}}
+  runs=${RUNS:-10} out=${OUT:-build/gate-measure-ab}
+  read -r -a scenarios <<<"${SCENARIOS:-none abs.learned=1.5 attn.nope/flash=1.5 abs.learned=1.2}"
+  mkdir -p "$out"
+  echo "measure-gate (A/B): per scenario, gates failed (and with only the target named) of $runs:" | tee -a "$out/log"
+  for s in "${scenarios[@]}"; do
+    failed=0 alone=0
+    target=${s%%=*}
+    for ((i = 1; i <= runs; i++)); do
+      inject=$s
+      [[ $s == none ]] && inject=
+      status=0
+      AB_OUT="$out/${s//\//_}-$i" AB_INJECT=$inject scripts/ab-gate.sh >"$out/${s//\//_}-$i.gate" 2>&1 || status=$?
+      ((status == 1)) || continue
+      failed=$((failed + 1))
+      reasons=$(grep '^slower: ' "$out/${s//\//_}-$i.gate" || true)  # not piped into grep -q (pipefail)
+      if [[ $s != none && -n $reasons ]] && ! grep -qv "^slower: ${target%%/*} " <<<"$reasons"; then
+        alone=$((alone + 1))
+      fi
+    done
+    echo "  $s: $failed failed ($alone alone)" | tee -a "$out/log"
+  done
+  exit 0
+fi
 export PEBENCH=${PEBENCH:-build/pebench}
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
 runs=${RUNS:-10}
