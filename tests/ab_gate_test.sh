@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# scripts/ab-gate.sh: bad input exits 2 with one line; a base that is this
+# code passes at once; an unreachable base commit gates no time and says so;
+# a 3x slowdown of one kernel, injected into the new side, fails the gate
+# (in the first rounds and the confirming ones) naming that kernel only.
+# usage: ab_gate_test.sh SOURCE_DIR PEBENCH WORKDIR
+set -uo pipefail
+src=$1 pebench=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "ab_gate_test: FAIL: $*" >&2; exit 1; }
+cd "$src"
+export PEBENCH=$pebench VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
+
+out=$(AB_ROUNDS=3 PEBENCH_BASE=$pebench AB_OUT=$work/x scripts/ab-gate.sh 2>&1); rc=$?
+((rc == 2)) && [[ $out == *"AB_ROUNDS=3"* ]] || fail "AB_ROUNDS=3: exit $rc, '$out'"
+
+out=$(AB_BASE_COMMIT=HEAD AB_OUT=$work/x scripts/ab-gate.sh 2>&1); rc=$?
+((rc == 0)) && [[ $out == *"the code is the base commit's"* ]] || fail "base HEAD: exit $rc, '$out'"
+
+out=$(AB_BASE_COMMIT=0123456789abcdef0123456789abcdef01234567 AB_OUT=$work/x scripts/ab-gate.sh 2>&1); rc=$?
+((rc == 0)) && [[ $out == *"TIMING NOT GATED"* ]] || fail "unknown commit: exit $rc, '$out'"
+
+# The same binary on both sides, abs.learned 3x slower on the new one.
+out=$(PEBENCH_BASE=$pebench AB_OUT=$work/inject AB_INJECT=abs.learned=3 \
+  AB_ARGS="--variant abs.learned,abs.sinusoidal" scripts/ab-gate.sh 2>"$work/inject.err"); rc=$?
+((rc == 1)) || { cat "$work/inject.err" >&2; fail "abs.learned 3x slower: exit $rc (want 1), '$out'"; }
+grep -q '^slower: abs.learned ' <<<"$out" || fail "no reason names abs.learned: '$out'"
+if grep -v '^slower: abs.learned ' <<<"$out" | grep -q .; then fail "a reason names another kernel: '$out'"; fi
+echo "ab_gate_test: passed (the injected slowdown: $(head -n 1 <<<"$out"))"
