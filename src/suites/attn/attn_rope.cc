@@ -56,12 +56,7 @@ class RotaryQK : public AttnTerm {
         tensor("freq", TensorRole::kConstant, DType::kI32, {spec_.rotary_dim / 2, 2}, "[R/2,2]"),
         copy("q_rot", {s.batch, s.heads, s.seq, s.dim}, "[B,H,N,D]"),
         copy("k_rot", {s.batch, s.kv_heads, s.kv_seq, s.dim}, "[B,Hkv,M,D]")};
-    if (longrope_) {
-      out.push_back(tensor("short_factor", TensorRole::kInput, DType::kF32, {spec_.rotary_dim / 2},
-                           "[R/2]: LongRoPE's factors for M <= orig_max_pos"));
-      out.push_back(tensor("long_factor", TensorRole::kInput, DType::kF32, {spec_.rotary_dim / 2},
-                           "[R/2]: LongRoPE's factors for M > orig_max_pos"));
-    }
+    if (longrope_) add_longrope_factor_tensors(out, spec_.rotary_dim, "M");
     if (spec_.mrope) {
       out.push_back(
           tensor("pos_ids", TensorRole::kInput, DType::kI32, {3, s.kv_seq}, "[3,M]: (t, h, w); query i reads i'"));

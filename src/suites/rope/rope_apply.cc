@@ -37,12 +37,7 @@ class RopeApplyCase : public Case {
                                 tensor("y", TensorRole::kOutput, dtype_, shape, "[B,H,N,D]"),
                                 tensor("step", TensorRole::kConstant, DType::kF32, {spec_.rotary_dim / 2, 2},
                                        "[R/2,2]: sin th'_t, cos th'_t")};
-    if (longrope_) {
-      out.push_back(tensor("short_factor", TensorRole::kInput, DType::kF32, {spec_.rotary_dim / 2},
-                           "[R/2]: LongRoPE's factors for L <= orig_max_pos"));
-      out.push_back(tensor("long_factor", TensorRole::kInput, DType::kF32, {spec_.rotary_dim / 2},
-                           "[R/2]: LongRoPE's factors for L > orig_max_pos"));
-    }
+    if (longrope_) add_longrope_factor_tensors(out, spec_.rotary_dim, "L");
     if (spec_.mrope) {
       out.push_back(tensor("pos_ids", TensorRole::kInput, DType::kI32, {3, seq_}, "[3,N]: (t, h, w) of each token"));
     }

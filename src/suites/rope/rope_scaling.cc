@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/contract/errors.h"
+#include "suites/common/suite_util.h"
 
 namespace pebench {
 
@@ -275,6 +276,13 @@ void rope_rotate(const double* x, double* out, int64_t head_dim, const RopeSpec&
     const double x1 = x[i1], x2 = x[i2];  // out may alias x
     out[i1] = (x1 * c - x2 * sn) * f;
     out[i2] = (x2 * c + x1 * sn) * f;
+  }
+}
+
+void add_longrope_factor_tensors(std::vector<TensorDesc>& out, int64_t rotary_dim, const char* length) {
+  for (const auto& [name, which] : {std::pair{"short_factor", "<="}, std::pair{"long_factor", ">"}}) {
+    out.push_back(tensor(name, TensorRole::kInput, DType::kF32, {rotary_dim / 2},
+                         fmt::format("[R/2]: LongRoPE's factors for {} {} orig_max_pos", length, which)));
   }
 }
 

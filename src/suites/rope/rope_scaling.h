@@ -85,6 +85,10 @@ double xpos_factor(const RopeSpec& s, int64_t t, double pos, bool k);
 // text n < a at (n, n, n), image token a + r gw + c at (a, a + r, a + c),
 // text after it from a + max(gh, gw) on; a = floor((cols - gh gw) / 2).
 void fill_mrope_pos_ids(HostTensor& pos_ids, int64_t cols);
+// LongRoPE's two factor tensors, short_factor and long_factor [R/2] (f32
+// inputs); `length` names the length that picks one ("L" in rope.apply,
+// "M" in attn.rope).
+void add_longrope_factor_tensors(std::vector<TensorDesc>& out, int64_t rotary_dim, const char* length);
 
 // LongRoPE: whether L takes long_factor (L > L0; L = L0 takes short).
 inline bool longrope_long(const RopeSpec& s, int64_t seq_len) { return seq_len > s.orig_max_pos; }
