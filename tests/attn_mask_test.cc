@@ -99,8 +99,12 @@ TEST(AttnMaskSpec, TileRangesAndPairCountsMatchTheRule) {
                 for (int64_t p = p0; p <= p1; ++p) {
                   for (int64_t j = 0; j < M; ++j) {
                     const bool in = j < r.sink_end || (j >= r.begin && j < r.end);
-                    if (m.visible(p, j)) EXPECT_TRUE(in) << "row " << p << " key " << j;
-                    if (j >= r.all_begin && j < r.all_end) EXPECT_TRUE(m.visible(p, j)) << "row " << p << " key " << j;
+                    if (m.visible(p, j)) {
+                      EXPECT_TRUE(in) << "row " << p << " key " << j;
+                    }
+                    if (j >= r.all_begin && j < r.all_end) {
+                      EXPECT_TRUE(m.visible(p, j)) << "row " << p << " key " << j;
+                    }
                   }
                 }
               }

@@ -28,6 +28,7 @@ namespace {
 using Axes = std::map<std::string, std::string>;
 using test::expect_all_validate;
 using test::nmse;
+using test::softmax_mean;
 using test::run_on_gpu;
 using test::set_all;
 using test::tensor_shape;
@@ -74,17 +75,6 @@ TEST(RelBiasSpec, TranscribedT5FactsAgree) {
 
 // ---- reference known answers (no GPU) ------------------------------------------
 
-// o of one row: softmax(s) . v for scalar v.
-double softmax_mean(const std::vector<double>& s, const std::vector<double>& v) {
-  const double mx = *std::max_element(s.begin(), s.end());
-  double num = 0, den = 0;
-  for (size_t j = 0; j < s.size(); ++j) {
-    const double w = std::exp(s[j] - mx);
-    num += w * v[j];
-    den += w;
-  }
-  return num / den;
-}
 
 TEST(RelBiasReference, T5BiasFollowsTheSpecBucketsInBothModes) {
   // q = 0 leaves only the bias: s_ij = bias_table[bucket(j - i'), 0] =
@@ -472,12 +462,12 @@ TEST(RelBiasFlashPlan, StaysUnderLlvmpipesLoopBudget) {
 
 // Both impls, both dtypes, causal and not, GQA (8 heads on 2), M != N and
 // decode over 700 keys.
-const Axes kMatrix{{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"},
+const Axes kRelBiasMatrix{{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"},
                    {"heads", "8"},          {"kv_heads", "2"},    {"dim", "64"}};
 
 TEST(RelBiasGpu, T5ValidatesInBothBucketModes) {
   for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}}, Axes{{"seq", "1"}, {"kv_seq", "700"}}}) {
-    Axes axes = kMatrix;
+    Axes axes = kRelBiasMatrix;
     axes.insert(shape.begin(), shape.end());
     axes["bidirectional"] = "true,false";
     expect_all_validate("attn.t5", axes, 2 * 2 * 2 * 2);
@@ -486,7 +476,7 @@ TEST(RelBiasGpu, T5ValidatesInBothBucketModes) {
 
 TEST(RelBiasGpu, TupeValidates) {
   for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}}, Axes{{"seq", "1"}, {"kv_seq", "700"}}}) {
-    Axes axes = kMatrix;
+    Axes axes = kRelBiasMatrix;
     axes.insert(shape.begin(), shape.end());
     expect_all_validate("attn.tupe", axes, 2 * 2 * 2);
   }
@@ -508,7 +498,7 @@ TEST(RelBiasGpu, DebertaValidates) {
   // 37 x 50: per-score terms on a GPU plan, both tables on lavapipe; decode
   // 1 x 700: c2p table + per-score p2c.
   for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}}, Axes{{"seq", "1"}, {"kv_seq", "700"}}}) {
-    Axes axes = kMatrix;
+    Axes axes = kRelBiasMatrix;
     axes.insert(shape.begin(), shape.end());
     expect_all_validate("attn.deberta", axes, 2 * 2 * 2);
   }

@@ -27,6 +27,7 @@ namespace {
 using Axes = std::map<std::string, std::string>;
 using test::expect_all_validate;
 using test::nmse;
+using test::softmax_mean;
 using test::run_on_gpu;
 using test::set_all;
 
@@ -40,17 +41,6 @@ const std::vector<double>& ref_row(const Reference& ref, const std::string& name
   return kNone;
 }
 
-// softmax(s) . v for scalar v.
-double softmax_mean(const std::vector<double>& s, const std::vector<double>& v) {
-  const double mx = *std::max_element(s.begin(), s.end());
-  double num = 0, den = 0;
-  for (size_t j = 0; j < s.size(); ++j) {
-    const double w = std::exp(s[j] - mx);
-    num += w * v[j];
-    den += w;
-  }
-  return num / den;
-}
 
 // Shaw's idx as encodings.md writes it: clip(j - i', -K, K) + K.
 int64_t spec_shaw_idx(int64_t j, int64_t qpos, int64_t k) { return std::min(std::max(j - qpos, -k), k) + k; }
@@ -301,8 +291,7 @@ TEST(RelVecCost, CountsEachTermWhereItIsCheapest) {
 
 // ---- the flash plan ----------------------------------------------------------------
 
-// The (single) planned case of `variant` for `axes`, or its rejection.
-const FlashDevice kLavapipe{32768, 1024, 8, true};
+using test::kLavapipe;
 
 TEST(RelVecFlashPlan, StaysUnderLlvmpipesLoopBudgetWithTheHookLoops) {
   // Shaw adds two rolled loops over up to 2K+1 idx per invocation, XL the
@@ -383,14 +372,14 @@ TEST(RelVecFlashPlan, LargeCasesGetTheLargerCpuRowBudget) {
 // Both impls, both dtypes, causal and not, GQA (8 heads on 2), on M != N
 // (37 x 50: no tile multiple, Shaw distances to 49 past K = 16) and decode
 // over 700 keys (key splits and attn_combine, both outputs for complex).
-const Axes kMatrix{{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"},
+const Axes kRelVecMatrix{{"impl", "naive,flash"}, {"dtype", "f32,f16"}, {"causal", "0,1"},
                    {"heads", "8"},          {"kv_heads", "2"},    {"dim", "64"}};
 
 class RelVecGpu : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RelVecGpu, ValidatesOnGqaMNotNAndDecode) {
   for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}}, Axes{{"seq", "1"}, {"kv_seq", "700"}}}) {
-    Axes axes = kMatrix;
+    Axes axes = kRelVecMatrix;
     axes.insert(shape.begin(), shape.end());
     expect_all_validate(GetParam(), axes, 2 * 2 * 2);
   }

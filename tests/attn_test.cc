@@ -166,7 +166,7 @@ FlashTiles tiles_for(const test::BuiltCase& c, const FlashDevice& dev) {
   return flash_tiles(attn_case(c).shape(), attn_case(c).flash_plan(), dev);
 }
 
-const FlashDevice kLavapipe{32768, 1024, 8, true};
+using test::kLavapipe;
 const FlashDevice kPhone{16384, 128, 16, false};
 
 TEST(AttnFlashPlan, DecodeSplitsTheKeysAcrossInvocations) {

@@ -4,13 +4,32 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "suites/attn/attn_common.h"
 #include "test_util.h"
 
 namespace pebench::test {
+
+// lavapipe's limits as the flash planner sees them (32 KiB shared memory,
+// 1024 invocations, subgroup 8, shuffles).
+inline const FlashDevice kLavapipe{32768, 1024, 8, true};
+
+// One row's attention output for scalar values: softmax(s) . v.
+inline double softmax_mean(const std::vector<double>& s, const std::vector<double>& v) {
+  const double mx = *std::max_element(s.begin(), s.end());
+  double num = 0, den = 0;
+  for (size_t j = 0; j < s.size(); ++j) {
+    const double w = std::exp(s[j] - mx);
+    num += w * v[j];
+    den += w;
+  }
+  return num / den;
+}
 
 // The shape `c` declares for its tensor `name` (empty: no such tensor).
 inline std::vector<int64_t> tensor_shape(const Case& c, const std::string& name) {

@@ -15,12 +15,13 @@
 #include "analysis/html_report.h"
 #include "analysis/report_file.h"
 #include "suites/attn/attn_common.h"
+#include "attn_test_util.h"
 #include "test_util.h"
 
 namespace pebench {
 namespace {
 
-const FlashDevice kLavapipe{32768, 1024, 8, true};
+using test::kLavapipe;
 
 // The choices for a case on an 8-lane CPU device, each checked to give the
 // flash kernel that many row slots.

@@ -64,7 +64,7 @@ json variant_report(int hour, double scale = 1.0, const std::string& only = "", 
   return doc;
 }
 
-std::string write_json(const std::string& dir, const std::string& name, const json& doc) {
+std::string write_report(const std::string& dir, const std::string& name, const json& doc) {
   const std::string path = dir + "/" + name;
   std::ofstream(path) << doc.dump();
   return path;
@@ -161,7 +161,7 @@ TEST_P(DbBackend, RefusesADatabaseNewerThanThisBuild) {
 
 TEST_P(DbBackend, KeepsEverySampleAndRebuildsTheReport) {
   db::ResultsDb store(url_);
-  const auto path = write_json(dir_, "a.json", quick_report());
+  const auto path = write_report(dir_, "a.json", quick_report());
   const auto r = store.ingest_file(path);
   ASSERT_TRUE(r.inserted);
   EXPECT_EQ(r.results, quick_report()["results"].size());
@@ -188,7 +188,7 @@ TEST_P(DbBackend, KeepsEverySampleAndRebuildsTheReport) {
 
 TEST_P(DbBackend, TheSameReportTwiceIsOneRun) {
   db::ResultsDb store(url_);
-  const auto path = write_json(dir_, "a.json", quick_report());
+  const auto path = write_report(dir_, "a.json", quick_report());
   const auto first = store.ingest_file(path);
   // Reformatted (indented) but the same report: the same run.
   const auto second = store.ingest_text(quick_report().dump(2), "again.json");
@@ -275,7 +275,7 @@ TEST_P(DbBackend, BaselineOfTheLastRunsTakesEachCasesMedianRun) {
 TEST_P(DbBackend, EightConcurrentIngestsLoseNothing) {
   db::ResultsDb store(url_);  // migrated before the race; the race on migration is the next test's
   std::vector<std::string> paths;
-  for (int i = 0; i < 8; ++i) paths.push_back(write_json(dir_, fmt::format("c{}.json", i), variant_report(i, 1 + i * 0.01)));
+  for (int i = 0; i < 8; ++i) paths.push_back(write_report(dir_, fmt::format("c{}.json", i), variant_report(i, 1 + i * 0.01)));
   std::vector<test::ProcessResult> results(8);
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) {
@@ -290,7 +290,7 @@ TEST_P(DbBackend, EightConcurrentIngestsLoseNothing) {
 
 TEST_P(DbBackend, ConcurrentFirstOpensMigrateOnce) {
   std::vector<std::string> paths;
-  for (int i = 0; i < 4; ++i) paths.push_back(write_json(dir_, fmt::format("m{}.json", i), variant_report(i)));
+  for (int i = 0; i < 4; ++i) paths.push_back(write_report(dir_, fmt::format("m{}.json", i), variant_report(i)));
   std::vector<test::ProcessResult> results(4);
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) {
@@ -304,7 +304,7 @@ TEST_P(DbBackend, ConcurrentFirstOpensMigrateOnce) {
 }
 
 TEST_P(DbBackend, AKilledIngestLeavesNoPartialRun) {
-  const auto path = write_json(dir_, "a.json", quick_report());
+  const auto path = write_report(dir_, "a.json", quick_report());
   const auto killed = test::run_pebench({"db", "ingest", "--db", url_, path}, {"PEBENCH_DB_TEST_DIE_AFTER=50"});
   EXPECT_NE(killed.exit_code, 0) << killed.out;
   {
@@ -321,11 +321,11 @@ TEST_P(DbBackend, AKilledIngestLeavesNoPartialRun) {
 
 TEST_P(DbBackend, CompareGatesAgainstTheLastRuns) {
   for (int i = 0; i < 5; ++i) {
-    const auto p = write_json(dir_, fmt::format("h{}.json", i), variant_report(i, 1.0 + 0.01 * (i % 3)));
+    const auto p = write_report(dir_, fmt::format("h{}.json", i), variant_report(i, 1.0 + 0.01 * (i % 3)));
     ASSERT_EQ(test::run_pebench({"db", "ingest", "--db", url_, p}).exit_code, 0);
   }
-  const auto clean = write_json(dir_, "clean.json", variant_report(10, 1.0));
-  const auto slow = write_json(dir_, "slow.json", variant_report(11, 1.5, "abs.learned"));
+  const auto clean = write_report(dir_, "clean.json", variant_report(10, 1.0));
+  const auto slow = write_report(dir_, "slow.json", variant_report(11, 1.5, "abs.learned"));
   const auto pass = test::run_pebench({"db", "compare", "--db", url_, clean, "--gate", "--runs", "5"});
   EXPECT_EQ(pass.exit_code, 0) << pass.out;
   EXPECT_NE(pass.out.find("baseline: the median of the last 5 runs"), std::string::npos) << pass.out;
@@ -358,7 +358,7 @@ TEST(DbCli, IngestRunsTrendAndChanges) {
     const double jitter = 1 + std::normal_distribution<double>(0, 0.01)(rng);
     json doc = variant_report(i, jitter, "", fmt::format("c{:02d}", i));
     if (i >= 12) scale_times(doc, 1.06, "abs.learned");
-    args.push_back(write_json(dir, fmt::format("r{}.json", i), doc));
+    args.push_back(write_report(dir, fmt::format("r{}.json", i), doc));
   }
   const auto ingest = test::run_pebench(args);
   ASSERT_EQ(ingest.exit_code, 0) << ingest.out;
@@ -403,7 +403,7 @@ TEST(DbCli, RefusesAnotherSchemaWithOneLineAndExit2) {
   const std::string dir = test::temp_dir("schema");
   json doc = quick_report();
   doc["schema"] = "pebench.report/2";
-  const auto r = test::run_pebench({"db", "ingest", "--db", dir + "/r.db", write_json(dir, "x.json", doc)});
+  const auto r = test::run_pebench({"db", "ingest", "--db", dir + "/r.db", write_report(dir, "x.json", doc)});
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_NE(r.out.find("schema pebench.report/2 is not pebench.report/1"), std::string::npos) << r.out;

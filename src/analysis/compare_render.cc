@@ -13,12 +13,6 @@
 namespace pebench {
 namespace {
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
-  return out;
-}
-
 std::string driver_string(const DeviceRecord& d) {
   std::vector<std::string> parts;
   if (!d.driver_name.empty()) parts.push_back(d.driver_name);

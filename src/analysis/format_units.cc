@@ -81,4 +81,10 @@ std::string format_threshold(double threshold) {
   return threshold < 1 ? fmt::format("{:g}%", threshold * 100) : fmt::format("{:g}x", 1 + threshold);
 }
 
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
 }  // namespace pebench

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace pebench {
 
@@ -25,6 +26,8 @@ std::string format_number(const std::optional<double>& v);  // "5.2e-16", "-"
 // A size: exact below 1 MiB ("1 byte", "65535 bytes"; a profile's
 // maxStorageBufferRange of 1 printed "0.0 MiB"), else "128.0 MiB".
 std::string format_bytes(double bytes);
+// parts with sep between them ("a; b; c").
+std::string join(const std::vector<std::string>& parts, const std::string& sep);
 // Two sizes side by side (a need and its limit): as format_bytes, but both
 // exact when format_bytes would print them alike ("1.0 MiB" and "1.0 MiB").
 std::pair<std::string, std::string> format_bytes_pair(double a, double b);

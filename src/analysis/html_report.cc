@@ -48,12 +48,6 @@ summary { cursor: pointer; color: #0b57a4; }
 
 std::string esc(const std::string& s) { return html_escape(s); }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
-  return out;
-}
-
 std::string table_open(const std::vector<std::string>& header) {
   std::string out = "<div class=\"scroll\"><table>\n<tr>";
   for (const auto& h : header) out += "<th>" + esc(h) + "</th>";

@@ -17,7 +17,7 @@ namespace pebench {
 namespace {
 
 // Chunk dispatches one case may record.
-constexpr int64_t kMaxDispatches = 16384;
+constexpr int64_t kMaxStepDispatches = 16384;
 // Multiply-adds per dispatch on drivers without a loop limit: a single
 // workgroup running ~1e9 of them takes milliseconds on a desktop GPU, well
 // under display watchdogs.
@@ -204,11 +204,11 @@ class FloaterCase : public Case {
     const int64_t per_dispatch = static_cast<int64_t>(std::min(by_loops, by_watchdog));
     const int64_t steps = total_steps();
     const int64_t dispatches = std::max<int64_t>(1, (steps + per_dispatch - 1) / per_dispatch);
-    if (dispatches > kMaxDispatches) {
+    if (dispatches > kMaxStepDispatches) {
       throw Unsupported(
           fmt::format("{} RK4 steps need {} dispatches of at most {} steps (loop limit {}), more "
                       "than {}",
-                      steps, dispatches, per_dispatch, budget, kMaxDispatches));
+                      steps, dispatches, per_dispatch, budget, kMaxStepDispatches));
     }
     const float step = static_cast<float>(dt_ / static_cast<double>(substeps_));
     for (int64_t i = 0; i < dispatches; ++i) {

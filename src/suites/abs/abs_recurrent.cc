@@ -26,7 +26,7 @@ constexpr double kMaxErrorBound = 0.25;
 constexpr uint32_t kScanLanes = 32;
 constexpr uint32_t kScanSteps = 4;
 // Chunk dispatches one case may record (long runs on drivers with a loop limit).
-constexpr int64_t kMaxDispatches = 4096;
+constexpr int64_t kMaxChunkDispatches = 4096;
 
 // Per-step rounding of one complex product |z||w| ~ 1: each component is two
 // products and a sum (<= 2u each), so |error| <= 2 sqrt(2) u.
@@ -188,10 +188,10 @@ class RecurrentCase : public Case {
       }
       k = fit >= static_cast<uint64_t>(limit - k) ? limit : k + static_cast<int64_t>(fit);
       bounds.push_back(k);
-      if (static_cast<int64_t>(bounds.size()) - 1 > kMaxDispatches) {
+      if (static_cast<int64_t>(bounds.size()) - 1 > kMaxChunkDispatches) {
         throw Unsupported(fmt::format(
             "{} needs more than {} dispatches of at most {} loop iterations each (this driver's loop limit)", what,
-            kMaxDispatches, budget));
+            kMaxChunkDispatches, budget));
       }
     }
     return bounds;
