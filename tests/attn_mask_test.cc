@@ -81,7 +81,7 @@ TEST(AttnMaskSpec, TileRangesAndPairCountsMatchTheRule) {
     for (const int64_t W : {0, 1, 3, 8}) {
       for (const int64_t C : {0, 1, 4, 5}) {
         for (const int64_t S : {0, 1, 3}) {
-          for (const auto [N, M] : {std::pair<int64_t, int64_t>{13, 13}, {5, 17}, {1, 9}}) {
+          for (const auto& [N, M] : {std::pair<int64_t, int64_t>{13, 13}, {5, 17}, {1, 9}}) {
             const AttnMask m(causal, N, M, W, C, S);
             SCOPED_TRACE(testing::Message() << "causal " << causal << " W " << W << " C " << C << " S " << S
                                             << " N " << N << " M " << M);

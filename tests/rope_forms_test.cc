@@ -360,7 +360,9 @@ TEST(RopeForms, FairseqSinusoidFacts) {
       EXPECT_NEAR(y[h - 1], std::sin(r / 1e4), 1e-18);  // w_{h-1} = 1/base
       EXPECT_NEAR(y[2 * h - 1], std::cos(r / 1e4), 1e-15);
       EXPECT_NEAR(y[1], std::sin(r * std::pow(1e4, -1.0 / (h - 1))), 1e-15);
-      if (d % 2 == 1) EXPECT_EQ(y[d - 1], 0.0);
+      if (d % 2 == 1) {
+        EXPECT_EQ(y[d - 1], 0.0);
+      }
     }
   }
   // padding_idx 0: row p + 1.

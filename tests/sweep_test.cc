@@ -115,7 +115,9 @@ TEST(Sweep, PresetPartsAreAUnionOfSweeps) {
   for (const auto& pc : cases) {
     EXPECT_TRUE(seen.insert(pc.variant->id() + "|" + pc.params.canonical()).second) << pc.params.canonical();
     const std::string id = pc.variant->id();
-    if (id.rfind("attn.", 0) == 0) EXPECT_EQ(value_of(pc, "impl"), "flash") << pc.params.canonical();
+    if (id.rfind("attn.", 0) == 0) {
+      EXPECT_EQ(value_of(pc, "impl"), "flash") << pc.params.canonical();
+    }
     EXPECT_NE(id, "abs.floater");  // in no part
     if (id == "attn.nope" && value_of(pc, "seq") == "8192") ++nope_8192;
     if (value_of(pc, "seq") == "1") {
@@ -123,7 +125,9 @@ TEST(Sweep, PresetPartsAreAUnionOfSweeps) {
       EXPECT_TRUE(id == "attn.nope" || id == "attn.rope") << id;  // decode's part names these two only
     }
     // 4096 is the overhead part's length: attention alone, never rope.apply.
-    if (value_of(pc, "seq") == "4096") EXPECT_EQ(id.rfind("attn.", 0), 0u) << id;
+    if (value_of(pc, "seq") == "4096") {
+      EXPECT_EQ(id.rfind("attn.", 0), 0u) << id;
+    }
   }
   EXPECT_EQ(nope_8192, 16u);  // MHA/GQA x D 64/128 x causal 0/1 x f32/f16
   EXPECT_EQ(decode, 8u);      // nope x 3 key lengths and rope x 1, x 2 dtypes
