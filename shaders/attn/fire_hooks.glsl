@@ -4,12 +4,12 @@
 //
 // For rows with i' < L the normaliser is ln(1 + c L) + eps whatever the row,
 // so the bias depends on (h, d) only: attn_fire_table.comp runs the MLP once
-// per (head, distance) into fire_table [H, M+N-1] (T5's layout), and those
-// rows read one float a score (in the CPU kernel's staged band, one load a
-// key for all row slots: near_window.glsl). Rows with i' >= L each have their
-// own normaliser, so no two of them share a u: the MLP runs per score there
-// (one log and 3W operations, W = FIRE_WIDTH unrolled), its weights read
-// from fire_mlp [w1 W | b1 W | w2 H W | b2 H] (attn_fire_pack.comp).
+// per (head, distance) into fire_table [H, M+N-1] (T5's layout), and in the
+// GPU kernel and naive those rows read one float a score. Rows with i' >= L
+// each have their own normaliser, so no two of them share a u: the MLP runs
+// per score there (one log and 3W operations, W = FIRE_WIDTH unrolled), its
+// weights from fire_mlp [w1 W | b1 W | w2 H W | b2 H] (attn_fire_pack.comp).
+// The CPU kernel runs the MLP per score for every row (below).
 // Extra bindings 0 (fire_table) and 1 (fire_mlp); push: fire_c, fire_L, eps.
 #ifndef PEBENCH_ATTN_FIRE_HOOKS_GLSL
 #define PEBENCH_ATTN_FIRE_HOOKS_GLSL
@@ -18,13 +18,48 @@ layout(std430, binding = ATTN_EXTRA_BINDING(0)) readonly buffer FireTable { floa
 layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer FireMlp { float fire_mlp[]; };
 layout(constant_id = 6) const uint FIRE_WIDTH = 32;  // mlp_width W
 
-#define NEAR_TABLE(i) fire_table[ATTN_EXTRA_OFF(0, 4u) + (i)]
-#include "attn/near_window.glsl"
-
 float fire_inv[ATTN_ROW_SLOTS];  // 1 / (ln(1 + c max(i', L)) + eps) of each row slot
 float fire_qf[ATTN_ROW_SLOTS];   // i' as a float (exact below 2^24)
 
 float fire_w(uint i) { return fire_mlp[ATTN_EXTRA_OFF(1, 4u) + i]; }
+
+#ifdef PEBENCH_ATTN_FLASH_DECL_GLSL
+// CPU kernel: llvmpipe runs both sides of a branch that differs between
+// lanes (a row slot's i' < L), and runs a storage-buffer load under a partial
+// mask lane by lane: with the table behind such a branch and the MLP's 3W
+// loads a score in front of it, FIRE ran 18x nope (N = M = 2048, L 512). So
+// here every row runs the MLP per score (rows below L too: the same
+// function), from weights each invocation loads once into private arrays
+// (w2 and b2 of each slot's head), and no load runs in the key loop.
+float fire_w1[FIRE_WIDTH], fire_b1[FIRE_WIDTH];
+float fire_w2[ATTN_ROW_SLOTS * FIRE_WIDTH], fire_b2[ATTN_ROW_SLOTS];
+
+float fire_eval_slot(uint r, float u) {
+  float acc = 0.0;
+  [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) acc += fire_w2[r * FIRE_WIDTH + k] * max(fire_w1[k] * u + fire_b1[k], 0.0);
+  return acc + fire_b2[r];
+}
+
+void fire_row_state(uint r, uint h, uint qpos) {
+  fire_qf[r] = float(qpos);
+  fire_inv[r] = 1.0 / (log(1.0 + pc.fire_c * float(max(qpos, pc.fire_L))) + pc.fire_eps);
+  [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) {
+    fire_w1[k] = fire_w(k);
+    fire_b1[k] = fire_w(FIRE_WIDTH + k);
+    fire_w2[r * FIRE_WIDTH + k] = fire_w(2u * FIRE_WIDTH + h * FIRE_WIDTH + k);
+  }
+  fire_b2[r] = fire_w(2u * FIRE_WIDTH + pc.heads * FIRE_WIDTH + h);
+}
+
+float fire_bias(uint r, uint h, uint qpos, uint kpos) {
+  const float u = log(1.0 + pc.fire_c * (fire_qf[r] - float(kpos))) * fire_inv[r];
+  return fire_eval_slot(r, u);
+}
+#else
+// GPU kernel and naive: rows below L read the per-distance table, the rest
+// run the MLP per score with the weights read from fire_mlp (cached).
+#define NEAR_TABLE(i) fire_table[ATTN_EXTRA_OFF(0, 4u) + (i)]
+#include "attn/near_window.glsl"
 
 // The MLP at u for head h, in the order attn_fire_table.comp uses.
 float fire_eval(uint h, float u) {
@@ -42,10 +77,11 @@ void fire_row_state(uint r, uint h, uint qpos) {
 }
 
 float fire_bias(uint r, uint h, uint qpos, uint kpos) {
-  if (qpos < pc.fire_L) return near_entry(r, kpos);
+  if (qpos < pc.fire_L) return near_read(r, kpos);
   const float u = log(1.0 + pc.fire_c * (fire_qf[r] - float(kpos))) * fire_inv[r];
   return fire_eval(h, u);
 }
+#endif
 
 #define ATTN_ROW_STATE(r, h, qpos) fire_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) fire_bias(r, h, qpos, kpos)
