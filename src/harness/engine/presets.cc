@@ -120,6 +120,18 @@ const std::vector<Preset>& presets() {
            quick_rope_part("attn.rope", {{"scaling", {"longrope"}}}),
            quick_rope_part("attn.rope", {{"positions", {"mrope"}}, {"mrope_layout", {"chunked", "interleaved"}}}),
            quick_rope_part("attn.rope", {{"xpos_scale_base", {"512"}}, {"style", {"gptj"}}}),
+           // Issue 47: KERPLE's power kernel (the "*" part runs log), and FIRE
+           // with rows on both sides of fire_L (the "*" part's 128 and 512
+           // positions are all below the default 512: the table path only);
+           // causal, their default and only form.
+           {{"attn.kerple"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"1", "128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f32", "f16"}}, {"kind", {"power"}}}},
+           {{"attn.fire"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"1", "128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f32", "f16"}}, {"fire_L", {"64"}}}},
            // fairseq's sinusoid.
            {{"abs.sinusoidal"},
             {},
