@@ -29,26 +29,34 @@ float fire_w(uint i) { return fire_mlp[ATTN_EXTRA_OFF(1, 4u) + i]; }
 // mask lane by lane: with the table behind such a branch and the MLP's 3W
 // loads a score in front of it, FIRE ran 18x nope (N = M = 2048, L 512). So
 // here every row runs the MLP per score (rows below L too: the same
-// function), from weights each invocation loads once into private arrays
-// (w2 and b2 of each slot's head), and no load runs in the key loop.
+// function), from weights each invocation loads once into private arrays,
+// and no load runs in the key loop. w2 and b2 are kept per slot head
+// (ATTN_SLOT_HEADS: one where the workgroup's rows share a head), not per
+// slot: with ROWS copies of w2 live across the key loop (8 x 32 floats at
+// D 64) llvmpipe took ~30 s to compile each pipeline.
 float fire_w1[FIRE_WIDTH], fire_b1[FIRE_WIDTH];
-float fire_w2[ATTN_ROW_SLOTS * FIRE_WIDTH], fire_b2[ATTN_ROW_SLOTS];
+float fire_w2[ATTN_SLOT_HEADS * FIRE_WIDTH], fire_b2[ATTN_SLOT_HEADS];
 
 float fire_eval_slot(uint r, float u) {
+  const uint e = r % ATTN_SLOT_HEADS;
   float acc = 0.0;
-  [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) acc += fire_w2[r * FIRE_WIDTH + k] * max(fire_w1[k] * u + fire_b1[k], 0.0);
-  return acc + fire_b2[r];
+  [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) acc += fire_w2[e * FIRE_WIDTH + k] * max(fire_w1[k] * u + fire_b1[k], 0.0);
+  return acc + fire_b2[e];
 }
 
 void fire_row_state(uint r, uint h, uint qpos) {
   fire_qf[r] = float(qpos);
   fire_inv[r] = 1.0 / (log(1.0 + pc.fire_c * float(max(qpos, pc.fire_L))) + pc.fire_eps);
-  [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) {
-    fire_w1[k] = fire_w(k);
-    fire_b1[k] = fire_w(FIRE_WIDTH + k);
-    fire_w2[r * FIRE_WIDTH + k] = fire_w(2u * FIRE_WIDTH + h * FIRE_WIDTH + k);
+  if (r == 0) {
+    [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) {
+      fire_w1[k] = fire_w(k);
+      fire_b1[k] = fire_w(FIRE_WIDTH + k);
+    }
   }
-  fire_b2[r] = fire_w(2u * FIRE_WIDTH + pc.heads * FIRE_WIDTH + h);
+  if (r < ATTN_SLOT_HEADS) {
+    [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) fire_w2[r * FIRE_WIDTH + k] = fire_w(2u * FIRE_WIDTH + h * FIRE_WIDTH + k);
+    fire_b2[r] = fire_w(2u * FIRE_WIDTH + pc.heads * FIRE_WIDTH + h);
+  }
 }
 
 float fire_bias(uint r, uint h, uint qpos, uint kpos) {
