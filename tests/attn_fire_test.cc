@@ -7,10 +7,12 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "attn_test_util.h"
+#include "harness/engine/presets.h"
 #include "suites/attn/attn_common.h"
 #include "test_util.h"
 
@@ -170,6 +172,34 @@ TEST(FireGpu, NaiveAndFlashAgreeOnTheSameInputs) {
   const auto flash = test::build_case("attn.fire", axes);
   EXPECT_LE(test::nmse(test::run_on_gpu(flash), test::run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
   test::expect_no_validation_errors(before);
+}
+
+// quick holds issue 47's variants in f32 at GQA 4:2 against 512 keys: FIRE
+// in decode and prefill with rows on both sides of fire_L, KERPLE's log in
+// prefill and power in decode; naive and flash. No more: each flash shape
+// and dtype is a pipeline that takes seconds to compile on llvmpipe (FIRE's
+// unrolled MLP most; 148 s of the quick run with "*"'s shapes and both
+// dtypes against 40 s, docs/measurements/issue-47-overheads.md).
+TEST(FireQuick, QuickCoversKerpleAndFireInFourFlashShapes) {
+  const auto cases = expand_preset_sweep(SweepSpec{}, find_preset("quick"));
+  std::set<std::string> seen;
+  for (const auto& pc : cases) {
+    const std::string id = pc.variant->id();
+    if (id != "attn.fire" && id != "attn.kerple") continue;
+    const Params& p = pc.params;
+    std::string key = id + " " + p.impl() + " " + dtype_name(p.dtype()) + " H" + std::to_string(p.i("heads")) + ":" +
+                      std::to_string(p.i("kv_heads")) + " N" + std::to_string(p.i("seq")) + " M" +
+                      std::to_string(p.i("kv_seq"));
+    if (id == "attn.kerple") key += " " + p.s("kind");
+    if (id == "attn.fire") key += p.i("fire_L") < p.i("kv_seq") ? " rows past L" : " table only";
+    seen.insert(key);
+  }
+  const std::set<std::string> want{
+      "attn.fire naive f32 H4:2 N1 M512 rows past L",     "attn.fire flash f32 H4:2 N1 M512 rows past L",
+      "attn.fire naive f32 H4:2 N128 M512 rows past L",   "attn.fire flash f32 H4:2 N128 M512 rows past L",
+      "attn.kerple naive f32 H4:2 N128 M512 log",         "attn.kerple flash f32 H4:2 N128 M512 log",
+      "attn.kerple naive f32 H4:2 N1 M512 power",         "attn.kerple flash f32 H4:2 N1 M512 power"};
+  EXPECT_EQ(seen, want);
 }
 
 }  // namespace

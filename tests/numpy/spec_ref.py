@@ -662,6 +662,39 @@ def attn_fire(t, params):
     return _plain(t, params, t["q"], t["k"], fire_bias(t, params, N, M)[None])
 
 
+def cope_scores(t, params):
+    """CoPE (encodings.md section 3): gates g = sigmoid(scale q.k) over visible keys,
+    p_ij = min(sum_{t=j..last} g_it, npos - 1) (last = i' causal, M - 1 not),
+    e_ij interpolates q.pos_emb between rows floor(p) and floor(p) + 1;
+    s = scale q.k + e (cope_nodiv) or scale (q.k + e). Returns s [B,H,N,M]."""
+    H, N, M = _dims(t)
+    scale, causal = float(params["scale"]), bool(params["causal"])
+    pos = t["pos_emb"].astype(np.float64)
+    npos = pos.shape[0]
+    q = t["q"].astype(np.float64)
+    qk = np.einsum("bhnd,bhmd->bhnm", q, expand_kv(t["k"].astype(np.float64), H))
+    g = 1.0 / (1.0 + np.exp(-scale * qk))
+    if causal:
+        ip, j = query_key_offsets(N, M)
+        g = np.where((j <= ip)[None, None], g, 0.0)
+    p = np.minimum(np.flip(np.cumsum(np.flip(g, axis=-1), axis=-1), axis=-1), npos - 1)
+    f = np.floor(p).astype(np.int64)
+    w = p - f
+    qpos = np.einsum("bhnd,pd->bhnp", q, pos)  # [B,H,N,npos]
+    lo = np.take_along_axis(qpos, f, axis=-1)
+    hi = np.take_along_axis(qpos, np.minimum(f + 1, npos - 1), axis=-1)
+    e = (1 - w) * lo + w * hi
+    nodiv = params.get("cope_nodiv", True)
+    nodiv = nodiv if isinstance(nodiv, bool) else str(nodiv).lower() in ("1", "true")
+    return scale * qk + e if nodiv else scale * (qk + e)
+
+
+def attn_cope(t, params):
+    H, N, M = _dims(t)
+    p = softmax_attend(cope_scores(t, params), bool(params["causal"]), N, M)
+    return {"o": np.einsum("bhnm,bhmd->bhnd", p, expand_kv(t["v"].astype(np.float64), H))}
+
+
 def _t5_bias(params, bias_table, N, M):
     ip, j = query_key_offsets(N, M)
     buckets = t5_bucket_table(j - ip, bool(params["bidirectional"]), int(params["num_buckets"]),

@@ -505,5 +505,41 @@ class Fire(unittest.TestCase):
             diag = [b[0, i, i - d] for i in range(d, 40)]
             np.testing.assert_allclose(diag, diag[0], rtol=1e-15)
 
+class Cope(unittest.TestCase):
+    """tests/data/cope_facts.py's known answers (plain-Python float64 loops) against spec_ref's NumPy form."""
+
+    def inputs(self):
+        return {"q": np.array([Kerple.Q]), "k": np.array([[Kerple.K]]), "v": np.array([[Kerple.V]]),
+                "pos_emb": np.array([[0.5, -0.25], [-1.0, 0.75], [0.25, 1.5]])}
+
+    O = {(True, True): [0.154860340010331, -0.063185965254513796, 0.41124959155854962, 0.84349765322554782,
+                        0.55051337622699803, -0.31580655735635815, 0.4595335466547929, 1.0743920884060276,
+                        0.86793697173296747, -0.53914919034925435, 0.11802406843986588, 0.052336097252232545],
+         (True, False): [0.17723482503464563, 0.18965226359726392, 0.42962841025801751, 0.72714700246514363,
+                         0.50576939625346651, -0.33464957170294041, 0.37869395210647283, 1.0344660939005501,
+                         0.87722769121768496, -0.43447111145834039, 0.13453209881247741, -0.048395867492343134],
+         (False, True): [0.69945915970264505, 0.07536954561106958, 0.14301729025855764, 0.24174785649678393,
+                         0.55051337622699803, -0.31580655735635815, 0.20232300607386822, 0.72866461918780356,
+                         1.1094019315182064, -0.31382183676552833, 0.11802406843986588, 0.052336097252232545],
+         (False, False): [0.79706969367506864, 0.23179562102771895, 0.16638572694272172, 0.13175287930400956,
+                          0.50576939625346651, -0.33464957170294041, 0.23058450951286116, 0.59582456325448785,
+                          0.98894251279579559, -0.33459758294206587, 0.13453209881247741, -0.048395867492343134]}
+
+    def test_known_answers(self):
+        for (causal, nodiv), o in self.O.items():
+            params = {"scale": 1 / math.sqrt(2), "causal": causal, "cope_nodiv": nodiv}
+            np.testing.assert_allclose(ref.attn_cope(self.inputs(), params)["o"].ravel(), o, rtol=0, atol=1e-14,
+                                       err_msg=f"causal={causal} nodiv={nodiv}")
+
+    def test_positions_clamp_and_interpolate(self):
+        # Row i' = 4 of head 0, causal: the two oldest keys are clamped at npos - 1 = 2, so their e is
+        # q.pos_emb[2] exactly (0.625); the others interpolate.
+        s = ref.cope_scores(self.inputs(), {"scale": 1 / math.sqrt(2), "causal": True, "cope_nodiv": True})
+        qk = np.array([-0.5, 0.0, 0.625, -0.25, 0.125])  # q = (-0.5, 0.5) against K
+        e = s[0, 0, 2] - qk / math.sqrt(2)
+        np.testing.assert_allclose(e, [0.625, 0.625, 0.72831878015386953, 0.8475040858360543,
+                                       0.27760339002258677], rtol=0, atol=1e-15)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
