@@ -176,10 +176,11 @@ TEST(FireGpu, NaiveAndFlashAgreeOnTheSameInputs) {
 
 // quick holds issue 47's variants in f32 at GQA 4:2 against 512 keys: FIRE
 // in decode and prefill with rows on both sides of fire_L, KERPLE's log in
-// prefill and power in decode; naive and flash. No more: each flash shape
+// prefill and power in decode, naive and flash; and f16 prefill in naive
+// (Cli.QuickPresetCoversEveryVariantInBothDtypes). No more: each flash shape
 // and dtype is a pipeline that takes seconds to compile on llvmpipe (FIRE's
 // unrolled MLP most; 148 s of the quick run with "*"'s shapes and both
-// dtypes against 40 s, docs/measurements/issue-47-overheads.md).
+// dtypes against 44 s, docs/measurements/issue-47-overheads.md).
 TEST(FireQuick, QuickCoversKerpleAndFireInFourFlashShapes) {
   const auto cases = expand_preset_sweep(SweepSpec{}, find_preset("quick"));
   std::set<std::string> seen;
@@ -198,7 +199,8 @@ TEST(FireQuick, QuickCoversKerpleAndFireInFourFlashShapes) {
       "attn.fire naive f32 H4:2 N1 M512 rows past L",     "attn.fire flash f32 H4:2 N1 M512 rows past L",
       "attn.fire naive f32 H4:2 N128 M512 rows past L",   "attn.fire flash f32 H4:2 N128 M512 rows past L",
       "attn.kerple naive f32 H4:2 N128 M512 log",         "attn.kerple flash f32 H4:2 N128 M512 log",
-      "attn.kerple naive f32 H4:2 N1 M512 power",         "attn.kerple flash f32 H4:2 N1 M512 power"};
+      "attn.kerple naive f32 H4:2 N1 M512 power",         "attn.kerple flash f32 H4:2 N1 M512 power",
+      "attn.fire naive f16 H4:2 N128 M512 rows past L",   "attn.kerple naive f16 H4:2 N128 M512 log"};
   EXPECT_EQ(seen, want);
 }
 

@@ -108,9 +108,10 @@ const std::vector<Preset>& presets() {
              // kerple part below adds decode); four flash pipelines in all,
              // each seconds to compile on llvmpipe (FIRE's MLP most), where
              // "*"'s shapes and both dtypes took six each: the quick run's
-             // KERPLE and FIRE cases went from 148 s to 40 s (wall, lavapipe,
-             // docs/measurements/issue-47-overheads.md). f16 and MHA are in
-             // their tests (attn_kerple_test.cc, attn_fire_test.cc).
+             // KERPLE and FIRE cases went from 148 s to 44 s (wall, lavapipe,
+             // docs/measurements/issue-47-overheads.md). f16 is naive only
+             // (below); f16 flash and MHA are in their tests
+             // (attn_kerple_test.cc, attn_fire_test.cc).
              {"attn.kerple", {{"kv_heads", {"2"}}, {"seq", {"128"}}, {"kv_seq", {"512"}}, {"dtype", {"f32"}}}},
              {"attn.fire",
               {{"kv_heads", {"2"}}, {"seq", {"1", "128"}}, {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"fire_L", {"64"}}}},
@@ -138,6 +139,16 @@ const std::vector<Preset>& presets() {
             {},
             {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"1"}},
              {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"kind", {"power"}}}},
+           // ... and both in f16, naive only (its pipelines compile in a
+           // fraction of flash's): quick holds every variant in both dtypes.
+           {{"attn.kerple"},
+            {"naive"},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f16"}}}},
+           {{"attn.fire"},
+            {"naive"},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f16"}}, {"fire_L", {"64"}}}},
            // fairseq's sinusoid.
            {{"abs.sinusoidal"},
             {},
