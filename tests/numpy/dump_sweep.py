@@ -89,6 +89,11 @@ EXTRA = {
         {"kv_seq": "9", "causal": "1", "style": "gptj", "xpos_scale_base": "512", "dtype": "f16"},
     ],
     "attn.alibi": [{"heads": "6", "kv_heads": "3", "dtype": "f32"}],  # not a power of two
+    # KERPLE is causal only (causal=0 is skipped); both kernels, decode over 130 keys.
+    "attn.kerple": [{"kind": "power", "causal": "1"}, {"seq": "1", "kv_seq": "130", "causal": "1", "kind": "log,power"}],
+    # FIRE: rows below fire_L (the per-distance table) and above it (the MLP per score); decode.
+    "attn.fire": [{"causal": "1", "fire_L": "3", "mlp_width": "5"},
+                  {"seq": "1", "kv_seq": "130", "causal": "1", "fire_L": "64"}],
     "attn.t5": [{"seq": "4", "kv_seq": "40", "dtype": "f32"}],  # log buckets
     "attn.tupe": [{"seq": "4", "kv_seq": "40", "dtype": "f32"}],
     "attn.deberta": [{"seq": "4", "kv_seq": "40", "dtype": "f32", "position_buckets": "8",

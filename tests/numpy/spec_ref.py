@@ -622,6 +622,79 @@ def attn_alibi(t, params):
     return _plain(t, params, t["q"], t["k"], bias)
 
 
+def kerple_bias(kind, r1, r2, d):
+    """KERPLE (encodings.md section 3): log -r1 ln(1 + r2 d); power -r1 d^r2 with 0^r2 = 0.
+    r1, r2 [H], d [N,M] (i' - j >= 0 where it matters); returns [H,N,M]."""
+    r1 = np.asarray(r1, dtype=np.float64)[:, None, None]
+    r2 = np.asarray(r2, dtype=np.float64)[:, None, None]
+    d = np.maximum(np.asarray(d, dtype=np.float64), 0.0)[None]  # keys after the query are masked (causal only)
+    if kind == "log":
+        return -r1 * np.log1p(r2 * d)
+    if kind != "power":
+        raise ValueError(f"kind={kind!r} is neither log nor power")
+    return np.where(d == 0, 0.0, -r1 * np.power(np.where(d == 0, 1.0, d), r2))
+
+
+def attn_kerple(t, params):
+    if not params["causal"]:
+        raise ValueError("attn.kerple is causal only")
+    _, N, M = _dims(t)
+    ip, j = query_key_offsets(N, M)
+    bias = kerple_bias(params.get("kind", "log"), t["r1"], t["r2"], ip - j)[None]
+    return _plain(t, params, t["q"], t["k"], bias)
+
+
+def fire_bias(t, params, N, M):
+    """FIRE (encodings.md section 3): bias_h = w2[h].relu(w1 u + b1) + b2[h],
+    u = ln(1 + c d) / (ln(1 + c max(i', L)) + eps), d = i' - j; returns [H,N,M]."""
+    c, L, eps = float(params["fire_c"]), int(params["fire_L"]), float(params["eps"])
+    ip, j = query_key_offsets(N, M)
+    d = np.maximum(ip - j, 0).astype(np.float64)  # keys after the query are masked (causal only)
+    u = np.log1p(c * d) / (np.log1p(c * np.maximum(ip, L).astype(np.float64)) + eps)  # [N,M]
+    hidden = np.maximum(u[..., None] * t["w1"].astype(np.float64) + t["b1"].astype(np.float64), 0.0)  # [N,M,W]
+    return np.einsum("nmw,hw->hnm", hidden, t["w2"].astype(np.float64)) + t["b2"].astype(np.float64)[:, None, None]
+
+
+def attn_fire(t, params):
+    if not params["causal"]:
+        raise ValueError("attn.fire is causal only")
+    _, N, M = _dims(t)
+    return _plain(t, params, t["q"], t["k"], fire_bias(t, params, N, M)[None])
+
+
+def cope_scores(t, params):
+    """CoPE (encodings.md section 3): gates g = sigmoid(scale q.k) over visible keys,
+    p_ij = min(sum_{t=j..last} g_it, npos - 1) (last = i' causal, M - 1 not),
+    e_ij interpolates q.pos_emb between rows floor(p) and floor(p) + 1;
+    s = scale q.k + e (cope_nodiv) or scale (q.k + e). Returns s [B,H,N,M]."""
+    H, N, M = _dims(t)
+    scale, causal = float(params["scale"]), bool(params["causal"])
+    pos = t["pos_emb"].astype(np.float64)
+    npos = pos.shape[0]
+    q = t["q"].astype(np.float64)
+    qk = np.einsum("bhnd,bhmd->bhnm", q, expand_kv(t["k"].astype(np.float64), H))
+    g = 1.0 / (1.0 + np.exp(-scale * qk))
+    if causal:
+        ip, j = query_key_offsets(N, M)
+        g = np.where((j <= ip)[None, None], g, 0.0)
+    p = np.minimum(np.flip(np.cumsum(np.flip(g, axis=-1), axis=-1), axis=-1), npos - 1)
+    f = np.floor(p).astype(np.int64)
+    w = p - f
+    qpos = np.einsum("bhnd,pd->bhnp", q, pos)  # [B,H,N,npos]
+    lo = np.take_along_axis(qpos, f, axis=-1)
+    hi = np.take_along_axis(qpos, np.minimum(f + 1, npos - 1), axis=-1)
+    e = (1 - w) * lo + w * hi
+    nodiv = params.get("cope_nodiv", True)
+    nodiv = nodiv if isinstance(nodiv, bool) else str(nodiv).lower() in ("1", "true")
+    return scale * qk + e if nodiv else scale * (qk + e)
+
+
+def attn_cope(t, params):
+    H, N, M = _dims(t)
+    p = softmax_attend(cope_scores(t, params), bool(params["causal"]), N, M)
+    return {"o": np.einsum("bhnm,bhmd->bhnd", p, expand_kv(t["v"].astype(np.float64), H))}
+
+
 def _t5_bias(params, bias_table, N, M):
     ip, j = query_key_offsets(N, M)
     buckets = t5_bucket_table(j - ip, bool(params["bidirectional"]), int(params["num_buckets"]),

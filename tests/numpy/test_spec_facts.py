@@ -446,5 +446,100 @@ class AttentionCore(unittest.TestCase):
         np.testing.assert_allclose(o, (w / w.sum()) @ t["v"][0, 0], rtol=1e-13)
 
 
+
+class Kerple(unittest.TestCase):
+    """tests/data/kerple_facts.py's known answers (plain-Python float64 loops) against spec_ref's NumPy form."""
+    Q = [[[0.5, -1.0], [0.25, 0.75], [-0.5, 0.5]], [[1.0, 0.25], [-0.75, -0.25], [0.0, 1.0]]]
+    K = [[1.0, 0.0], [0.5, 0.5], [-1.0, 0.25], [0.0, -0.5], [0.75, 1.0]]
+    V = [[1.0, 2.0], [-1.0, 0.5], [0.25, -2.0], [3.0, 1.0], [-0.5, -1.5]]
+    FACTS = {"log": ([0.5, 1.75], [0.25, 0.0625],
+                     [0.22409355673931164, 0.60923171639631868, 0.61134922659175528, 0.39079700081560137,
+                      0.40334648617118157, -0.47165690207791505, 0.10661347725038982, 0.8330185221060521,
+                      0.9846348041585985, -0.18963119193084227, 0.13908317520051658, -0.46110338924559596]),
+             "power": ([0.5, 0.125], [1.5, 0.0625],
+                       [-0.010342271111286324, -0.15956913612508852, 1.2280450193097348, -0.024019706792935133,
+                        0.48957932123729175, -0.88273722988995384, 0.1460776676699562, 0.87662107344764673,
+                        0.9661284031539068, -0.1202796065096733, 0.12621228075605526, -0.36969690584290571])}
+
+    def test_known_answers(self):
+        for kind, (r1, r2, o) in self.FACTS.items():
+            t = {"q": np.array([self.Q]), "k": np.array([[self.K]]), "v": np.array([[self.V]]),
+                 "r1": np.array(r1), "r2": np.array(r2)}
+            got = ref.attn_kerple(t, {"scale": 1 / math.sqrt(2), "causal": True, "kind": kind})["o"]
+            np.testing.assert_allclose(got.ravel(), o, rtol=0, atol=1e-14, err_msg=kind)
+
+    def test_power_zero_distance_is_zero_and_r2_one_is_alibi(self):
+        d = np.arange(6)[None, :]
+        b = ref.kerple_bias("power", [0.25], [0.01], d)
+        self.assertEqual(b[0, 0, 0], 0.0)  # 0^r2 = 0 even for r2 near 0 (0^0.01 -> 0, not 1)
+        np.testing.assert_allclose(ref.kerple_bias("power", [0.25], [1.0], d)[0], -0.25 * d, rtol=1e-15)
+        np.testing.assert_allclose(ref.kerple_bias("log", [2.0], [1.0], d)[0], -2 * np.log(1 + d), rtol=1e-15)
+
+
+class Fire(unittest.TestCase):
+    """tests/data/fire_facts.py's known answers (plain-Python float64 loops) against spec_ref's NumPy form."""
+
+    def inputs(self):
+        return {"q": np.array([Kerple.Q]), "k": np.array([[Kerple.K]]), "v": np.array([[Kerple.V]]),
+                "w1": np.array([1.0, -0.5, 0.25]), "b1": np.array([0.0, 0.5, -0.125]),
+                "w2": np.array([[0.5, -1.0, 2.0], [-0.25, 0.75, 1.0]]), "b2": np.array([0.125, -0.5])}
+
+    def test_known_answers(self):
+        params = {"scale": 1 / math.sqrt(2), "causal": True, "mlp_width": 3, "fire_c": 0.5, "fire_L": 3, "eps": 1e-6}
+        t = self.inputs()
+        o = [0.42908112317601294, 1.1932049266022122, 0.34334208473699152, 0.79460693806420912,
+             0.33968124717661319, -0.038440039106474921, 0.097519083429617778, 0.74096629618260723,
+             1.1037494726720845, -0.13552889001712723, 0.11201813256563105, -0.50063157800085845]
+        np.testing.assert_allclose(ref.attn_fire(t, params)["o"].ravel(), o, rtol=0, atol=1e-14)
+        b = ref.fire_bias(t, params, 3, 5)
+        np.testing.assert_allclose(b[0, 2], [0.87499863464240302, 0.62606451195171076, 0.32139376891245375,
+                                             -0.0059300895133673481, -0.375], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(b[1, 0, :3], [-0.53367623942030584, -0.40156660401079253, -0.125],
+                                   rtol=0, atol=1e-15)
+
+    def test_rows_below_L_share_the_normaliser(self):
+        # max(i', L): below L the bias depends on the distance only (the kernels' per-distance table).
+        params = {"mlp_width": 3, "fire_c": 0.1, "fire_L": 512, "eps": 1e-6}
+        b = ref.fire_bias(self.inputs(), params, 40, 40)  # i' = 0..39 < L
+        for d in range(5):
+            diag = [b[0, i, i - d] for i in range(d, 40)]
+            np.testing.assert_allclose(diag, diag[0], rtol=1e-15)
+
+class Cope(unittest.TestCase):
+    """tests/data/cope_facts.py's known answers (plain-Python float64 loops) against spec_ref's NumPy form."""
+
+    def inputs(self):
+        return {"q": np.array([Kerple.Q]), "k": np.array([[Kerple.K]]), "v": np.array([[Kerple.V]]),
+                "pos_emb": np.array([[0.5, -0.25], [-1.0, 0.75], [0.25, 1.5]])}
+
+    O = {(True, True): [0.154860340010331, -0.063185965254513796, 0.41124959155854962, 0.84349765322554782,
+                        0.55051337622699803, -0.31580655735635815, 0.4595335466547929, 1.0743920884060276,
+                        0.86793697173296747, -0.53914919034925435, 0.11802406843986588, 0.052336097252232545],
+         (True, False): [0.17723482503464563, 0.18965226359726392, 0.42962841025801751, 0.72714700246514363,
+                         0.50576939625346651, -0.33464957170294041, 0.37869395210647283, 1.0344660939005501,
+                         0.87722769121768496, -0.43447111145834039, 0.13453209881247741, -0.048395867492343134],
+         (False, True): [0.69945915970264505, 0.07536954561106958, 0.14301729025855764, 0.24174785649678393,
+                         0.55051337622699803, -0.31580655735635815, 0.20232300607386822, 0.72866461918780356,
+                         1.1094019315182064, -0.31382183676552833, 0.11802406843986588, 0.052336097252232545],
+         (False, False): [0.79706969367506864, 0.23179562102771895, 0.16638572694272172, 0.13175287930400956,
+                          0.50576939625346651, -0.33464957170294041, 0.23058450951286116, 0.59582456325448785,
+                          0.98894251279579559, -0.33459758294206587, 0.13453209881247741, -0.048395867492343134]}
+
+    def test_known_answers(self):
+        for (causal, nodiv), o in self.O.items():
+            params = {"scale": 1 / math.sqrt(2), "causal": causal, "cope_nodiv": nodiv}
+            np.testing.assert_allclose(ref.attn_cope(self.inputs(), params)["o"].ravel(), o, rtol=0, atol=1e-14,
+                                       err_msg=f"causal={causal} nodiv={nodiv}")
+
+    def test_positions_clamp_and_interpolate(self):
+        # Row i' = 4 of head 0, causal: the two oldest keys are clamped at npos - 1 = 2, so their e is
+        # q.pos_emb[2] exactly (0.625); the others interpolate.
+        s = ref.cope_scores(self.inputs(), {"scale": 1 / math.sqrt(2), "causal": True, "cope_nodiv": True})
+        qk = np.array([-0.5, 0.0, 0.625, -0.25, 0.125])  # q = (-0.5, 0.5) against K
+        e = s[0, 0, 2] - qk / math.sqrt(2)
+        np.testing.assert_allclose(e, [0.625, 0.625, 0.72831878015386953, 0.8475040858360543,
+                                       0.27760339002258677], rtol=0, atol=1e-15)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -104,6 +104,17 @@ const std::vector<Preset>& presets() {
             {},
             {{"batch", {"1"}}, {"heads", {"4"}}, {"dim", {"64"}}, {"seq", {"128", "1024"}}, {"dtype", {"f32", "f16"}}},
             {{"attn.*", {{"seq", {"128", "512"}}}},
+             // Issue 47's variants: f32, GQA 4:2 against 512 keys (the
+             // kerple part below adds decode); four flash pipelines in all,
+             // each seconds to compile on llvmpipe (FIRE's MLP most), where
+             // "*"'s shapes and both dtypes took six each: the quick run's
+             // KERPLE and FIRE cases went from 148 s to 44 s (wall, lavapipe,
+             // docs/measurements/issue-47-overheads.md). f16 is naive only
+             // (below); f16 flash and MHA are in their tests
+             // (attn_kerple_test.cc, attn_fire_test.cc).
+             {"attn.kerple", {{"kv_heads", {"2"}}, {"seq", {"128"}}, {"kv_seq", {"512"}}, {"dtype", {"f32"}}}},
+             {"attn.fire",
+              {{"kv_heads", {"2"}}, {"seq", {"1", "128"}}, {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"fire_L", {"64"}}}},
              // The ODE integrates sequentially on one workgroup: keep it small.
              {"abs.floater", {{"seq", {"64", "256"}}, {"d_model", {"64"}}}}}},
            // Issue 43's forms, each at least once: YaRN with mscale
@@ -120,6 +131,24 @@ const std::vector<Preset>& presets() {
            quick_rope_part("attn.rope", {{"scaling", {"longrope"}}}),
            quick_rope_part("attn.rope", {{"positions", {"mrope"}}, {"mrope_layout", {"chunked", "interleaved"}}}),
            quick_rope_part("attn.rope", {{"xpos_scale_base", {"512"}}, {"style", {"gptj"}}}),
+           // Issue 47: KERPLE's power kernel in decode (the "*" part runs log
+           // in prefill; the flash kernel is the same). FIRE's cases are all
+           // in the "*" part (decode and prefill, rows on both sides of
+           // fire_L 64). Causal, their default and only form.
+           {{"attn.kerple"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"1"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"kind", {"power"}}}},
+           // ... and both in f16, naive only (its pipelines compile in a
+           // fraction of flash's): quick holds every variant in both dtypes.
+           {{"attn.kerple"},
+            {"naive"},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f16"}}}},
+           {{"attn.fire"},
+            {"naive"},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f16"}}, {"fire_L", {"64"}}}},
            // fairseq's sinusoid.
            {{"abs.sinusoidal"},
             {},
