@@ -16,7 +16,7 @@
 #include "suites/attn/attn_common.h"
 #include "test_util.h"
 
-namespace pebench {
+namespace pebench::fire_test {  // names of its own: the unity build compiles test files together
 namespace {
 
 using Axes = std::map<std::string, std::string>;
@@ -205,4 +205,4 @@ TEST(FireQuick, QuickCoversKerpleAndFireInFourFlashShapes) {
 }
 
 }  // namespace
-}  // namespace pebench
+}  // namespace pebench::fire_test

@@ -14,7 +14,7 @@
 #include "suites/attn/attn_common.h"
 #include "test_util.h"
 
-namespace pebench {
+namespace pebench::kerple_test {  // names of its own: the unity build compiles test files together
 namespace {
 
 using Axes = std::map<std::string, std::string>;
@@ -223,4 +223,4 @@ TEST(KerpleGpu, NaiveAndFlashAgreeOnTheSameInputs) {
 }
 
 }  // namespace
-}  // namespace pebench
+}  // namespace pebench::kerple_test
