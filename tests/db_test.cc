@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <thread>
 
 #include "analysis/change_points.h"
@@ -399,6 +400,71 @@ TEST(DbCli, IngestRunsTrendAndChanges) {
   EXPECT_EQ(others, 0u) << changes.out;
 }
 
+// `pebench report --db`: the trend chart draws every run of the case, oldest
+// first (ingested in another order), at its median, and marks the step.
+TEST(DbCli, ReportDrawsTrendChartsInRunOrder) {
+  const std::string dir = test::temp_dir("report");
+  const std::string url = dir + "/r.db";
+  const std::string kCase = "abs.learned f32 seq=128";
+  double base = 0;
+  for (const auto& r : quick_report()["results"]) {
+    if (r["variant"] == "abs.learned" && r["dtype"] == "f32" && r["params"]["seq"] == 128) {
+      base = r["time_ns"]["median"].get<double>();
+      break;
+    }
+  }
+  ASSERT_GT(base, 0);
+  // 16 runs, abs.learned 10% slower from c08 on; ingested newest first.
+  std::vector<double> expected;
+  std::vector<std::string> args{"db", "ingest", "--db", url};
+  for (int i = 0; i < 16; ++i) {
+    const double jitter = 1 + 0.005 * ((i * 3) % 4);
+    json doc = variant_report(i, jitter, "", fmt::format("c{:02d}", i));
+    if (i >= 8) scale_times(doc, 1.10, "abs.learned");
+    expected.push_back(base * jitter * (i >= 8 ? 1.10 : 1.0));
+    args.insert(args.begin() + 4, write_json(dir, fmt::format("r{}.json", i), doc));
+  }
+  ASSERT_EQ(test::run_pebench(args).exit_code, 0);
+  const std::string page = dir + "/page.html";
+  const auto r = test::run_pebench({"report", "--db", url, "--case", kCase, "-o", page});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("0 reports, 1 trend)"), std::string::npos) << r.out;
+  const std::string html = test::read_file(page);
+  const auto svg_at = html.find("data-kind=\"trend\"");
+  ASSERT_NE(svg_at, std::string::npos) << html;
+  const std::string svg = html.substr(svg_at, html.find("</svg>", svg_at) - svg_at);
+  const std::regex circle("<circle class=\"run\"[^>]* data-index=\"(\\d+)\" data-x-label=\"([^\"]*)\" data-y=\"([^\"]*)\"");
+  size_t n = 0;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), circle), end; it != end; ++it, ++n) {
+    ASSERT_LT(n, expected.size());
+    EXPECT_EQ((*it)[1].str(), std::to_string(n));
+    EXPECT_EQ((*it)[2].str(), fmt::format("c{:02d}", n));
+    EXPECT_NEAR(std::stod((*it)[3].str()), expected[n], expected[n] * 1e-9);
+  }
+  EXPECT_EQ(n, expected.size());
+  const std::regex change("<line class=\"change\"[^>]* data-index=\"(\\d+)\"");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, change)) << svg;
+  EXPECT_EQ(m[1].str(), "8");
+
+  // --x date labels the runs by their dates.
+  ASSERT_EQ(test::run_pebench({"report", "--db", url, "--case", kCase, "--x", "date", "-o", page}).exit_code, 0);
+  EXPECT_NE(test::read_file(page).find("data-x-label=\"2026-12-01\""), std::string::npos);
+}
+
+TEST(DbCli, ReportRefusesTrendOptionsWithoutADatabase) {
+  const std::string dir = test::temp_dir("report-bad");
+  const auto none = test::run_pebench({"report", "-o", dir + "/p.html"});
+  EXPECT_EQ(none.exit_code, 2) << none.out;
+  const auto no_db = test::run_pebench({"report", "--case", "abs", "-o", dir + "/p.html"});
+  EXPECT_EQ(no_db.exit_code, 2) << no_db.out;
+  EXPECT_NE(no_db.out.find("--case"), std::string::npos) << no_db.out;
+  const auto missing = test::run_pebench({"report", "--db", dir + "/missing.db", "-o", dir + "/p.html"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("missing.db"), std::string::npos) << missing.out;
+  EXPECT_FALSE(fs::exists(dir + "/missing.db"));
+}
+
 TEST(DbCli, RefusesAnotherSchemaWithOneLineAndExit2) {
   const std::string dir = test::temp_dir("schema");
   json doc = quick_report();
@@ -486,37 +552,41 @@ TEST(ChangePoints, NoSplitCloserThanTheMinimumSegment) {
 }
 
 TEST(ChangePoints, RealQuickRunNoise) {
-  // Each "run" of a case is the median of 25 of its real samples (CPU time,
-  // the quick baseline's, drawn with replacement); from run 15 of 30 on,
-  // the samples are 5% slower. Every ok case with at least 50 samples.
+  // Each "run" of a case is the median of as many of its real samples (CPU
+  // time, the quick baseline's, drawn with replacement) as the case has, as
+  // a real run's median is of all its samples; from run 15 of 30 on, the
+  // samples are 5% slower. Every ok case with at least 50 samples. (Runs
+  // of only 25 draws, as this test first drew, have 2-8 times the noise of
+  // a real run's median: 30 of 34 found then.)
   const ReportFile q = parse_report(quick_report(), "quick");
   int hits = 0, flat_clean = 0, series = 0;
   for (const auto& c : q.cases) {
     if (!c.timed() || c.time->cpu_samples.size() < 50) continue;
     ++series;
+    const std::vector<double>& samples = c.time->cpu_samples;
     std::mt19937_64 rng(series);
-    std::uniform_int_distribution<size_t> pick(0, c.time->cpu_samples.size() - 1);
+    std::uniform_int_distribution<size_t> pick(0, samples.size() - 1);
     const auto make = [&](double step) {
       std::vector<double> s;
       for (size_t run = 0; run < 30; ++run) {
         std::vector<double> draw;
-        for (int k = 0; k < 25; ++k) draw.push_back(c.time->cpu_samples[pick(rng)]);
-        std::nth_element(draw.begin(), draw.begin() + 12, draw.end());
-        s.push_back(draw[12] * (run >= 15 ? 1 + step : 1));
+        for (size_t k = 0; k < samples.size(); ++k) draw.push_back(samples[pick(rng)]);
+        std::nth_element(draw.begin(), draw.begin() + draw.size() / 2, draw.end());
+        s.push_back(draw[draw.size() / 2] * (run >= 15 ? 1 + step : 1));
       }
       return s;
     };
     const auto stepped = change_points(make(0.05));
     hits += stepped.size() == 1 && stepped[0].index + 1 >= 15 && stepped[0].index <= 16;
     flat_clean += change_points(make(0)).empty();
-
   }
-  // Measured: 30 of 34 steps found within one run (88%; the goal is
-  // 90%: cases whose samples are bimodal give medians that jump between
-  // modes), 34 of 34 flat series clean.
+  // Measured: 34 of 34 steps found within one run, 33 of 34 flat series
+  // clean; the goal is 9 of 10 each.
+  RecordProperty("steps_found", hits);
+  RecordProperty("flat_clean", flat_clean);
   ASSERT_EQ(series, 34);
-  EXPECT_GE(hits, 30);
-  EXPECT_GE(flat_clean, 33);
+  EXPECT_GE(hits, 31);  // 90%
+  EXPECT_GE(flat_clean, 31);
 }
 
 TEST(ChangePoints, Deterministic) {

@@ -95,6 +95,58 @@ double log_map(double v, double lo, double hi, double start, double length) {
 
 std::string html_of(const std::vector<ReportFile>& reports) { return html_report(reports, {}); }
 
+// --- trend charts (report --db; the database side is tested in db_test.cc) ---------
+
+TEST(HtmlReport, TrendChartDrawsEveryRunInOrderAndMarksTheStep) {
+  // 20 runs, 8% slower from the 11th (commit c10); run c04 did not run ok.
+  TrendSeries s{"abs.learned default f32 seq=128", "lavapipe", "AMD EPYC", {}};
+  std::vector<std::pair<std::string, double>> drawn;
+  for (int i = 0; i < 20; ++i) {
+    const double v = (100000 + 700 * ((i * 7) % 5)) * (i >= 10 ? 1.08 : 1.0);
+    const std::string commit = fmt::format("c{:02d}{}", i, std::string(38, 'a'));
+    s.runs.push_back({commit, fmt::format("2026-12-{:02d}T00:00:00Z", i + 1), i == 4 ? 0.0 : v});
+    if (i != 4) drawn.emplace_back(commit.substr(0, 7), v);
+  }
+  HtmlReportOptions options;
+  options.trends = {s};
+  options.trend_options.source = "r.db";
+  const std::string html = html_report({}, options);
+  EXPECT_NE(html.find("<a href=\"#trends\">"), std::string::npos);
+  const std::string svg = chart(html, "trend-0");
+  ASSERT_FALSE(svg.empty()) << html;
+  const std::string head = svg.substr(0, svg.find('>'));
+  EXPECT_EQ(attr(head, "data-kind"), "trend");
+  EXPECT_EQ(attr(head, "data-runs"), std::to_string(drawn.size()));
+  const auto plot = numbers(attr(head, "data-plot"));  // x y width height
+  const auto yd = numbers(attr(head, "data-y-domain"));
+  ASSERT_EQ(plot.size(), 4u);
+  ASSERT_EQ(yd.size(), 2u);
+  const auto circles = tags(svg, "circle");
+  ASSERT_EQ(circles.size(), drawn.size());
+  double last_x = -1;
+  for (size_t i = 0; i < circles.size(); ++i) {
+    SCOPED_TRACE(circles[i]);
+    EXPECT_EQ(attr(circles[i], "data-index"), std::to_string(i));
+    EXPECT_EQ(attr(circles[i], "data-x-label"), drawn[i].first);
+    EXPECT_DOUBLE_EQ(std::stod(attr(circles[i], "data-y")), drawn[i].second);
+    const double cx = std::stod(attr(circles[i], "cx")), cy = std::stod(attr(circles[i], "cy"));
+    EXPECT_GT(cx, last_x);  // left to right in run order
+    last_x = cx;
+    EXPECT_NEAR(cy, plot[1] + plot[3] - (drawn[i].second - yd[0]) / (yd[1] - yd[0]) * plot[3], 0.01);
+  }
+  const auto changes = tags(svg, "line class=\"change\"");
+  ASSERT_EQ(changes.size(), 1u) << svg;
+  EXPECT_EQ(attr(changes[0], "data-index"), "9");  // c10 is the 10th drawn run (c04 is not drawn)
+  EXPECT_NEAR(std::stod(attr(changes[0], "data-step")), 0.08, 0.02);
+  EXPECT_NE(html.find("change c09aaaa..c10aaaa"), std::string::npos);
+}
+
+TEST(HtmlReport, NoTrendSectionWithoutTrends) {
+  const std::string html = html_of(vendor_reports());
+  EXPECT_EQ(html.find("id=\"trends\""), std::string::npos);
+  EXPECT_EQ(html.find("data-kind=\"trend\""), std::string::npos);
+}
+
 // --- the charts ---------------------------------------------------------------------
 
 TEST(HtmlReport, SeqChartsDrawEveryTimedCaseAtItsPlace) {

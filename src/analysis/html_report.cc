@@ -479,12 +479,32 @@ std::string kernels_section(const std::vector<ReportFile>& reports, const std::v
   return out;
 }
 
+std::string report_nav(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns,
+                       bool trends) {
+  std::string out =
+      "<nav><a href=\"#devices\">devices</a><a href=\"#seq\">time vs length</a><a href=\"#roofline\">roofline</a>"
+      "<a href=\"#overhead\">overhead</a>";
+  if (columns.size() > 1) out += "<a href=\"#vendors\">vendors</a>";
+  out += "<a href=\"#validation\">validation</a><a href=\"#kernels\">kernels</a>";
+  if (any_tuning(reports)) out += "<a href=\"#tuning\">tuning</a>";
+  if (trends) out += "<a href=\"#trends\">trends</a>";
+  return out + "</nav>\n";
+}
+
+// Everything the page shows of the reports themselves.
+std::string report_sections(const std::vector<ReportFile>& reports, const std::vector<MatrixColumn>& columns) {
+  return devices_section(reports, columns) + seq_section(reports, columns) + roofline_section(reports, columns) +
+         overhead_section(reports, columns) + vendor_section(reports, columns) + validation_section(reports, columns) +
+         kernels_section(reports, columns) + tuning_section(reports, columns);
+}
+
 }  // namespace
 
 std::string html_report(const std::vector<ReportFile>& reports, const HtmlReportOptions& options) {
   const auto columns = report_columns(reports);
   std::vector<std::string> files;
   for (const auto& r : reports) files.push_back(r.path);
+  if (!options.trends.empty()) files.push_back("trends from " + options.trend_options.source);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += fmt::format("<title>pebench report: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
@@ -495,20 +515,9 @@ std::string html_report(const std::vector<ReportFile>& reports, const HtmlReport
   if (!options.generated.empty()) made.push_back("on " + options.generated);
   out += fmt::format("<p class=\"note\">{} report{}{}{}</p>\n", reports.size(), reports.size() == 1 ? "" : "s",
                      made.empty() ? "" : ", made ", esc(join(made, " ")));
-  out += "<nav><a href=\"#devices\">devices</a><a href=\"#seq\">time vs length</a><a href=\"#roofline\">roofline</a>"
-         "<a href=\"#overhead\">overhead</a>";
-  if (columns.size() > 1) out += "<a href=\"#vendors\">vendors</a>";
-  out += "<a href=\"#validation\">validation</a><a href=\"#kernels\">kernels</a>";
-  if (any_tuning(reports)) out += "<a href=\"#tuning\">tuning</a>";
-  out += "</nav>\n";
-  out += devices_section(reports, columns);
-  out += seq_section(reports, columns);
-  out += roofline_section(reports, columns);
-  out += overhead_section(reports, columns);
-  out += vendor_section(reports, columns);
-  out += validation_section(reports, columns);
-  out += kernels_section(reports, columns);
-  out += tuning_section(reports, columns);
+  if (!reports.empty()) out += report_nav(reports, columns, !options.trends.empty()) + report_sections(reports, columns);
+  if (reports.empty() && !options.trends.empty()) out += "<nav><a href=\"#trends\">trends</a></nav>\n";
+  out += trend_section(options.trends, options.trend_options);
   return out + "</body>\n</html>\n";
 }
 

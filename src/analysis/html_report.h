@@ -9,12 +9,17 @@
 #include <vector>
 
 #include "analysis/report_file.h"
+#include "analysis/trend_charts.h"
 
 namespace pebench {
 
 struct HtmlReportOptions {
   std::string generated;  // when the page was made (shown; empty: not shown)
   std::string generator;  // e.g. "pebench 0.1.0 (94667b3)"
+  // Cases' medians across runs of a results database (`report --db`); the
+  // page gets a Trends section when there are any.
+  std::vector<TrendSeries> trends;
+  TrendOptions trend_options;
 };
 
 std::string html_report(const std::vector<ReportFile>& reports, const HtmlReportOptions& options = {});

@@ -353,4 +353,69 @@ std::string svg_roofline_chart(const RooflineChartSpec& spec) {
   return out + "</svg>\n";
 }
 
+std::string svg_trend_chart(const TrendChartSpec& spec) {
+  const size_t n = spec.points.size();
+  double ymin = INFINITY, ymax = -INFINITY;
+  for (const auto& p : spec.points) {
+    ymin = std::min(ymin, p.y);
+    ymax = std::max(ymax, p.y);
+  }
+  if (!(ymax >= ymin)) ymin = ymax = 1;
+  const double pad = ymax > ymin ? 0.08 * (ymax - ymin) : 0.05 * std::max(std::fabs(ymax), 1e-300);
+  const double lo = ymin - pad, hi = ymax + pad;
+  const double xlo = -0.5, xhi = std::max<double>(static_cast<double>(n), 1) - 0.5;
+  const auto x = [&](double i) { return kLeft + (i - xlo) / (xhi - xlo) * kPlotW; };
+  const auto y = [&](double v) { return kTop + kPlotH - (v - lo) / (hi - lo) * kPlotH; };
+  const auto yf = spec.y_format ? spec.y_format : [](double v) { return fmt::format("{:g}", v); };
+  std::string out = svg_open(spec.id, "trend", kLogHeight,
+                             fmt::format("data-x-domain=\"{} {}\" data-y-domain=\"{} {}\" data-plot=\"{} {} {} {}\" "
+                                         "data-runs=\"{}\"",
+                                         num(xlo), num(xhi), num(lo), num(hi), px(kLeft), px(kTop), px(kPlotW),
+                                         px(kPlotH), n));
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>\n",
+                     px(kLeft), px(kTop), px(kPlotW), px(kPlotH));
+  const std::vector<double> yticks = linear_ticks(lo, hi);
+  out += "<g class=\"grid\" stroke=\"#e4e4e4\">\n";
+  for (double t : yticks) {
+    out += fmt::format("<line x1=\"{1}\" x2=\"{2}\" y1=\"{0}\" y2=\"{0}\"/>\n", px(y(t)), px(kLeft), px(kLeft + kPlotW));
+  }
+  out += "</g>\n<g class=\"ticks\" fill=\"#444\">\n";
+  for (double t : yticks) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                       px(kLeft - 5), px(y(t)), html_escape(yf(t)));
+  }
+  // At most 6 x labels, evenly over the runs, first and last included.
+  const size_t labels = std::min<size_t>(n, 6);
+  for (size_t k = 0; k < labels; ++k) {
+    const size_t i = labels == 1 ? 0 : (k * (n - 1) + (labels - 1) / 2) / (labels - 1);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(double(i))),
+                       px(kTop + kPlotH + 16), html_escape(spec.points[i].x_label));
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(kLeft + kPlotW / 2),
+                     px(kLogHeight - 6), html_escape(spec.x_label));
+  out += fmt::format("<text x=\"4\" y=\"{}\">{}</text>\n</g>\n", px(kTop - 9), html_escape(spec.y_label));
+  for (const auto& c : spec.changes) {
+    const double cx = x(double(c.index) - 0.5);
+    out += fmt::format(
+        "<line class=\"change\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#D55E00\" stroke-width=\"2\" "
+        "stroke-dasharray=\"5 3\" data-index=\"{3}\" data-step=\"{4}\"><title>{5}</title></line>\n",
+        px(cx), px(kTop), px(kTop + kPlotH), c.index, num(c.step), html_escape(c.tooltip));
+  }
+  out += "<g class=\"series\">\n";
+  if (n > 1) {
+    std::string points;
+    for (size_t i = 0; i < n; ++i) points += (i ? " " : "") + px(x(double(i))) + "," + px(y(spec.points[i].y));
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", points,
+                       series_color(0));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const auto& p = spec.points[i];
+    out += fmt::format(
+        "<circle class=\"run\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" data-index=\"{}\" data-x-label=\"{}\" "
+        "data-y=\"{}\"><title>{}</title></circle>\n",
+        px(x(double(i))), px(y(p.y)), series_color(0), i, html_escape(p.x_label), num(p.y), html_escape(p.tooltip));
+  }
+  return out + "</g>\n</svg>\n";
+}
+
 }  // namespace pebench

@@ -81,6 +81,29 @@ struct RooflineChartSpec {
 // points (no lines between them).
 std::string svg_roofline_chart(const RooflineChartSpec& spec);
 
+// One run in a trend chart: x is the run's position (0, 1, ...), labelled.
+struct TrendMark {
+  double y = 0;
+  std::string x_label;  // e.g. a short commit or a date
+  std::string tooltip;
+};
+struct TrendChangeMark {
+  size_t index = 0;  // the first run of the new level
+  double step = 0;   // after / before - 1
+  std::string tooltip;
+};
+struct TrendChartSpec {
+  std::string id;
+  std::string x_label, y_label;
+  std::function<std::string(double)> y_format;
+  std::vector<TrendMark> points;  // in run order
+  std::vector<TrendChangeMark> changes;
+};
+// Runs in order on x (at most 6 x labels), a linear y axis around the
+// values, the runs joined by a line, and each change point a dashed
+// vertical line between its two runs.
+std::string svg_trend_chart(const TrendChartSpec& spec);
+
 // Text for HTML content and attribute values.
 std::string html_escape(const std::string& s);
 

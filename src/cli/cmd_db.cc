@@ -47,12 +47,6 @@ std::string short_commit(const std::string& c) {
   return c.substr(0, 10) + (dirty ? "-dirty" : "");
 }
 
-// The series of one trend: the median chosen by --time, 0 where not timed ok.
-double point_value(const db::TrendPoint& p, bool cpu) {
-  if (p.status != "ok") return 0;
-  return cpu ? p.cpu_median_ns : p.median_ns;
-}
-
 class DbCommand : public Command {
  public:
   std::string name() const override { return "db"; }
@@ -210,8 +204,8 @@ class DbCommand : public Command {
       const auto points = store.trend(s.id, last_);
       double first = 0;
       for (const auto& p : points) {
-        if (point_value(p, cpu) > 0) {
-          first = point_value(p, cpu);
+        if (p.value(cpu) > 0) {
+          first = p.value(cpu);
           break;
         }
       }
@@ -230,7 +224,7 @@ class DbCommand : public Command {
       doc.heading(fmt::format("{} on {} ({})", s.label, s.device_key, s.host_cpu));
       TextTable t({"run", "created", "commit", "status", cpu ? "cpu median" : "median", "vs first", "n"});
       for (const auto& p : points) {
-        const double v = point_value(p, cpu);
+        const double v = p.value(cpu);
         t.add_row({std::to_string(p.run_id), p.created, short_commit(p.commit), p.status, v > 0 ? format_ns(v) : "-",
                    v > 0 && first > 0 ? format_ratio(v / first) : "-", std::to_string(p.samples)});
       }
@@ -258,9 +252,9 @@ class DbCommand : public Command {
       std::vector<db::TrendPoint> points;
       std::vector<double> values;
       for (const auto& p : all) {
-        if (point_value(p, cpu) > 0) {
+        if (p.value(cpu) > 0) {
           points.push_back(p);
-          values.push_back(point_value(p, cpu));
+          values.push_back(p.value(cpu));
         }
       }
       ++scanned;

@@ -14,32 +14,28 @@ const char* kind_name(const Value& v) {
     default: return "blob";
   }
 }
+
+// A column as a number: integers and reals convert, text is parsed.
+template <typename T, typename Parse>
+T number_of(const Value& v, size_t i, Parse parse, const char* what) {
+  if (auto p = std::get_if<int64_t>(&v)) return static_cast<T>(*p);
+  if (auto p = std::get_if<double>(&v)) return static_cast<T>(*p);
+  if (auto p = std::get_if<std::string>(&v)) {
+    try {
+      return parse(*p);
+    } catch (...) {
+    }
+  }
+  throw DbError(fmt::format("column {} is {}, not {}", i, kind_name(v), what));
+}
 }  // namespace
 
 int64_t Row::int64(size_t i) const {
-  const Value& v = values_.at(i);
-  if (auto p = std::get_if<int64_t>(&v)) return *p;
-  if (auto p = std::get_if<double>(&v)) return static_cast<int64_t>(*p);
-  if (auto p = std::get_if<std::string>(&v)) {
-    try {
-      return std::stoll(*p);
-    } catch (...) {
-    }
-  }
-  throw DbError(fmt::format("column {} is {}, not an integer", i, kind_name(v)));
+  return number_of<int64_t>(values_.at(i), i, [](const std::string& s) { return std::stoll(s); }, "an integer");
 }
 
 double Row::real(size_t i) const {
-  const Value& v = values_.at(i);
-  if (auto p = std::get_if<double>(&v)) return *p;
-  if (auto p = std::get_if<int64_t>(&v)) return static_cast<double>(*p);
-  if (auto p = std::get_if<std::string>(&v)) {
-    try {
-      return std::stod(*p);
-    } catch (...) {
-    }
-  }
-  throw DbError(fmt::format("column {} is {}, not a number", i, kind_name(v)));
+  return number_of<double>(values_.at(i), i, [](const std::string& s) { return std::stod(s); }, "a number");
 }
 
 std::string Row::text(size_t i) const {

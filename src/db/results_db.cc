@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -151,6 +152,122 @@ std::string like_escape(const std::string& s) {
   return out;
 }
 
+// SQL conditions with bound $N parameters, for the list queries' filters.
+class Filters {
+ public:
+  explicit Filters(std::string sql) : sql_(std::move(sql)) {}
+  // Binds v; returns its placeholder.
+  std::string param(Value v) {
+    params_.push_back(std::move(v));
+    return fmt::format("${}", params_.size());
+  }
+  // "column LIKE pattern": text anywhere in the column, or at its start
+  // (prefix), taken literally; "" when text is empty (no condition).
+  std::string like(const std::string& column, const std::string& text, bool prefix = false) {
+    if (text.empty()) return "";
+    return column + " LIKE " + param((prefix ? "" : "%") + like_escape(text) + "%") + " ESCAPE '\\'";
+  }
+  // Appends " AND cond" (nothing for an empty cond).
+  void where(const std::string& cond) {
+    if (!cond.empty()) sql_ += " AND " + cond;
+  }
+  void append(const std::string& text) { sql_ += text; }
+  const std::string& sql() const { return sql_; }
+  const std::vector<Value>& params() const { return params_; }
+
+ private:
+  std::string sql_;
+  std::vector<Value> params_;
+};
+
+// One case's series: its case key and device key name (the host is the run's).
+using SeriesKey = std::pair<std::string, std::string>;
+SeriesKey series_key(const CaseRecord& c) { return {c.key, c.device_info ? c.device_info->key_name : ""}; }
+
+// Rows per multi-row INSERT: few round trips (each one costs PostgreSQL a
+// network turn), and far below SQLite's 999 parameters at 11 columns.
+constexpr size_t kBatchRows = 64;
+
+// "INSERT INTO head VALUES ($1, ..), (..) tail" for rows of equal width, in
+// batches of kBatchRows; `after_batch(rows so far)` runs after each.
+void insert_rows(Connection& conn, const std::string& head, std::vector<std::vector<Value>> rows,
+                 const std::string& tail, const std::function<void(size_t)>& after_batch = {}) {
+  for (size_t first = 0; first < rows.size(); first += kBatchRows) {
+    const size_t end = std::min(rows.size(), first + kBatchRows);
+    std::string sql = "INSERT INTO " + head + " VALUES ";
+    std::vector<Value> params;
+    for (size_t i = first; i < end; ++i) {
+      sql += i == first ? "(" : ", (";
+      for (size_t k = 0; k < rows[i].size(); ++k) {
+        params.push_back(std::move(rows[i][k]));
+        sql += fmt::format("{}${}", k ? ", " : "", params.size());
+      }
+      sql += ")";
+    }
+    conn.query(sql + tail, params);
+    if (after_batch) after_batch(end);
+  }
+}
+
+// The report's series rows, inserted where new, and their ids. Rows go in
+// one sorted order for every ingest, so that concurrent ingests into
+// PostgreSQL wait on each other's new series rows without deadlock.
+std::map<SeriesKey, int64_t> insert_series(Connection& conn, const ReportFile& report) {
+  const std::string host = report.host_cpu();
+  std::map<SeriesKey, const CaseRecord*> first_case;
+  for (const auto& c : report.cases) first_case.emplace(series_key(c), &c);
+  std::vector<std::vector<Value>> rows;
+  for (const auto& [key, c] : first_case) {
+    rows.push_back({key.first, key.second, host, c->display(), c->variant, c->impl, c->dtype});
+  }
+  insert_rows(conn, "series (case_key, device_key, host_cpu, label, variant, impl, dtype)", std::move(rows),
+              " ON CONFLICT (case_key, device_key, host_cpu) DO NOTHING");
+  std::map<SeriesKey, int64_t> ids;
+  for (const auto& row : conn.query("SELECT case_key, device_key, id FROM series WHERE host_cpu = $1", {host})) {
+    SeriesKey key{row.text(0), row.text(1)};
+    if (first_case.count(key)) ids[key] = row.int64(2);
+  }
+  if (ids.size() != first_case.size()) throw DbError(fmt::format("{}: series rows vanished", conn.where()));
+  return ids;
+}
+
+// One result's row: its samples as blobs, the rest of its JSON as text.
+std::vector<Value> result_row(int64_t run_id, const CaseRecord& c, const json& r, int64_t series_id) {
+  json body = r;
+  const json* t = member(r, "time_ns");
+  const json* cpu = member(r, "cpu_ns");
+  Blob samples = pack(t ? member(*t, "samples") : nullptr);
+  Blob started = pack(t ? member(*t, "started_ns") : nullptr);
+  Blob cpu_samples = pack(cpu ? member(*cpu, "samples") : nullptr);
+  if (body.contains("time_ns") && body["time_ns"].is_object()) {
+    body["time_ns"].erase("samples");
+    body["time_ns"].erase("started_ns");
+  }
+  if (body.contains("cpu_ns") && body["cpu_ns"].is_object()) body["cpu_ns"].erase("samples");
+  const int64_t n = static_cast<int64_t>(samples.bytes.size() / sizeof(double));
+  return {run_id, static_cast<int64_t>(c.ordinal), series_id, c.status,
+          opt_real(t ? member(*t, "median") : nullptr), opt_real(cpu ? member(*cpu, "median") : nullptr), n,
+          std::move(samples), std::move(cpu_samples), std::move(started), body.dump()};
+}
+
+// Every result of the report, in multi-row INSERTs.
+void insert_results(Connection& conn, const ReportFile& report, const json& results,
+                    const std::map<SeriesKey, int64_t>& series_ids, IngestResult& out) {
+  std::vector<std::vector<Value>> rows;
+  rows.reserve(report.cases.size());
+  for (const auto& c : report.cases) rows.push_back(result_row(out.run_id, c, results.at(c.ordinal), series_ids.at(series_key(c))));
+  const char* die = std::getenv("PEBENCH_DB_TEST_DIE_AFTER");
+  insert_rows(conn,
+              "result (run_id, ordinal, series_id, status, median_ns, cpu_median_ns, n_samples, time_ns, cpu_ns,"
+              " started_ns, body)",
+              std::move(rows), "", [&](size_t done) {
+                out.results = done;
+                // tests: an ingest killed mid-way (after the batch holding
+                // result N) must leave no partial run
+                if (die && *die && done >= std::strtoul(die, nullptr, 10)) std::abort();
+              });
+}
+
 }  // namespace
 
 int latest_schema_version() { return static_cast<int>(migrations().size()); }
@@ -253,80 +370,30 @@ IngestResult ResultsDb::ingest_text(const std::string& text, const std::string& 
         {out.run_id, d.index, d.key_name, d.name, d.device_type, d.driver_version});
   }
 
-  // Series first, in one order for every ingest, so that concurrent ingests
-  // into PostgreSQL wait on each other's new series rows without deadlock.
-  const std::string host = report.host_cpu();
-  std::map<std::pair<std::string, std::string>, int64_t> series_ids;
-  for (const auto& c : report.cases) series_ids[{c.key, c.device_info ? c.device_info->key_name : ""}] = 0;
-  std::map<std::pair<std::string, std::string>, const CaseRecord*> first_case;
-  for (const auto& c : report.cases) first_case.emplace(std::make_pair(c.key, c.device_info ? c.device_info->key_name : ""), &c);
-  for (auto& [key, id] : series_ids) {
-    const CaseRecord& c = *first_case.at(key);
-    conn_->query(
-        "INSERT INTO series (case_key, device_key, host_cpu, label, variant, impl, dtype) VALUES ($1, $2, $3, $4, $5,"
-        " $6, $7) ON CONFLICT (case_key, device_key, host_cpu) DO NOTHING",
-        {key.first, key.second, host, c.display(), c.variant, c.impl, c.dtype});
-    const auto rows = conn_->query("SELECT id FROM series WHERE case_key = $1 AND device_key = $2 AND host_cpu = $3",
-                                   {key.first, key.second, host});
-    if (rows.empty()) throw DbError(fmt::format("{}: series row vanished", conn_->where()));
-    id = rows[0].int64(0);
-  }
-
-  const json& results = doc.at("results");
-  for (const auto& c : report.cases) {
-    const json& r = results.at(c.ordinal);
-    json body = r;
-    const json* t = member(r, "time_ns");
-    const json* cpu = member(r, "cpu_ns");
-    Blob samples = pack(t ? member(*t, "samples") : nullptr);
-    Blob started = pack(t ? member(*t, "started_ns") : nullptr);
-    Blob cpu_samples = pack(cpu ? member(*cpu, "samples") : nullptr);
-    if (body.contains("time_ns") && body["time_ns"].is_object()) {
-      body["time_ns"].erase("samples");
-      body["time_ns"].erase("started_ns");
-    }
-    if (body.contains("cpu_ns") && body["cpu_ns"].is_object()) body["cpu_ns"].erase("samples");
-    const int64_t n = static_cast<int64_t>(samples.bytes.size() / sizeof(double));
-    conn_->query(
-        "INSERT INTO result (run_id, ordinal, series_id, status, median_ns, cpu_median_ns, n_samples, time_ns,"
-        " cpu_ns, started_ns, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        {out.run_id, static_cast<int64_t>(c.ordinal),
-         series_ids.at({c.key, c.device_info ? c.device_info->key_name : ""}), c.status,
-         opt_real(t ? member(*t, "median") : nullptr), opt_real(cpu ? member(*cpu, "median") : nullptr), n,
-         std::move(samples), std::move(cpu_samples), std::move(started), body.dump()});
-    ++out.results;
-    if (const char* fail = std::getenv("PEBENCH_DB_TEST_DIE_AFTER"); fail && out.results == std::strtoul(fail, nullptr, 10)) {
-      std::abort();  // tests: an ingest killed mid-way must leave no partial run
-    }
-  }
+  const std::map<SeriesKey, int64_t> series_ids = insert_series(*conn_, report);
+  insert_results(*conn_, report, doc.at("results"), series_ids, out);
   tx.commit();
   return out;
 }
 
 std::vector<RunInfo> ResultsDb::runs(const RunFilter& f) {
-  std::string sql =
+  Filters q(
       "SELECT r.id, r.report_hash, r.created, r.ingested, r.git_commit, r.tool_version, r.host_cpu, r.preset,"
       " r.source, r.bytes, r.injected,"
       " (SELECT COUNT(*) FROM result x WHERE x.run_id = r.id),"
       " (SELECT COUNT(*) FROM result x WHERE x.run_id = r.id AND x.status = 'ok')"
-      " FROM run r WHERE 1 = 1";
-  std::vector<Value> params;
-  const auto param = [&](Value v) {
-    params.push_back(std::move(v));
-    return fmt::format("${}", params.size());
-  };
-  if (!f.device.empty()) {
-    sql += " AND EXISTS (SELECT 1 FROM run_device d WHERE d.run_id = r.id AND d.key_name LIKE " +
-           param("%" + like_escape(f.device) + "%") + " ESCAPE '\\')";
+      " FROM run r WHERE 1 = 1");
+  if (const std::string d = q.like("d.key_name", f.device); !d.empty()) {
+    q.where("EXISTS (SELECT 1 FROM run_device d WHERE d.run_id = r.id AND " + d + ")");
   }
-  if (!f.host.empty()) sql += " AND r.host_cpu LIKE " + param("%" + like_escape(f.host) + "%") + " ESCAPE '\\'";
-  if (!f.commit.empty()) sql += " AND r.git_commit LIKE " + param(like_escape(f.commit) + "%") + " ESCAPE '\\'";
-  if (!f.since.empty()) sql += " AND r.created >= " + param(f.since);
-  if (!f.until.empty()) sql += " AND r.created < " + param(f.until);
-  sql += " ORDER BY r.created DESC, r.id DESC";
-  if (f.limit > 0) sql += " LIMIT " + param(static_cast<int64_t>(f.limit));
+  q.where(q.like("r.host_cpu", f.host));
+  q.where(q.like("r.git_commit", f.commit, true));
+  if (!f.since.empty()) q.where("r.created >= " + q.param(f.since));
+  if (!f.until.empty()) q.where("r.created < " + q.param(f.until));
+  q.append(" ORDER BY r.created DESC, r.id DESC");
+  if (f.limit > 0) q.append(" LIMIT " + q.param(static_cast<int64_t>(f.limit)));
   std::vector<RunInfo> out;
-  for (const auto& row : conn_->query(sql, params)) {
+  for (const auto& row : conn_->query(q.sql(), q.params())) {
     RunInfo r;
     r.id = row.int64(0);
     r.hash = row.text(1);
@@ -352,18 +419,13 @@ std::vector<RunInfo> ResultsDb::runs(const RunFilter& f) {
 }
 
 std::vector<SeriesInfo> ResultsDb::series(const SeriesFilter& f) {
-  std::string sql = "SELECT id, case_key, device_key, host_cpu, label, variant, impl, dtype FROM series WHERE 1 = 1";
-  std::vector<Value> params;
-  const auto param = [&](Value v) {
-    params.push_back(std::move(v));
-    return fmt::format("${}", params.size());
-  };
-  for (const auto& w : f.words) sql += " AND label LIKE " + param("%" + like_escape(w) + "%") + " ESCAPE '\\'";
-  if (!f.device.empty()) sql += " AND device_key LIKE " + param("%" + like_escape(f.device) + "%") + " ESCAPE '\\'";
-  if (!f.host.empty()) sql += " AND host_cpu LIKE " + param("%" + like_escape(f.host) + "%") + " ESCAPE '\\'";
-  sql += " ORDER BY label, device_key, host_cpu";
+  Filters q("SELECT id, case_key, device_key, host_cpu, label, variant, impl, dtype FROM series WHERE 1 = 1");
+  for (const auto& w : f.words) q.where(q.like("label", w));
+  q.where(q.like("device_key", f.device));
+  q.where(q.like("host_cpu", f.host));
+  q.append(" ORDER BY label, device_key, host_cpu");
   std::vector<SeriesInfo> out;
-  for (const auto& row : conn_->query(sql, params)) {
+  for (const auto& row : conn_->query(q.sql(), q.params())) {
     out.push_back({row.int64(0), row.text(1), row.text(2), row.text(3), row.text(4), row.text(5), row.text(6),
                    row.text(7)});
   }

@@ -64,6 +64,9 @@ struct TrendPoint {
   std::string created, commit, status;
   double median_ns = 0, cpu_median_ns = 0;  // 0: not timed
   int64_t samples = 0;
+  // The median a trend follows (GPU, or CPU time with cpu); 0 where the
+  // case did not run ok or was not timed.
+  double value(bool cpu) const { return status != "ok" ? 0 : cpu ? cpu_median_ns : median_ns; }
 };
 
 class ResultsDb {
