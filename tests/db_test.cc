@@ -422,7 +422,7 @@ TEST(DbCli, ReportDrawsTrendChartsInRunOrder) {
     json doc = variant_report(i, jitter, "", fmt::format("c{:02d}", i));
     if (i >= 8) scale_times(doc, 1.10, "abs.learned");
     expected.push_back(base * jitter * (i >= 8 ? 1.10 : 1.0));
-    args.insert(args.begin() + 4, write_json(dir, fmt::format("r{}.json", i), doc));
+    args.insert(args.begin() + 4, write_report(dir, fmt::format("r{}.json", i), doc));
   }
   ASSERT_EQ(test::run_pebench(args).exit_code, 0);
   const std::string page = dir + "/page.html";

@@ -21,6 +21,7 @@
 #include "analysis/format_units.h"
 #include "analysis/text_document.h"
 #include "analysis/text_table.h"
+#include "cli/option_checks.h"
 #include "cli/command.h"
 #include "db/results_db.h"
 #include "harness/contract/errors.h"
@@ -33,13 +34,6 @@ using nlohmann::json;
 std::string default_db() {
   const char* env = std::getenv("PEBENCH_DB");
   return env && *env ? env : "reports/pebench.db";
-}
-
-std::vector<std::string> split_words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
 }
 
 std::string short_commit(const std::string& c) {

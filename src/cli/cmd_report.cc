@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/html_report.h"
+#include "cli/option_checks.h"
 #include "cli/command.h"
 #include "cli/report_trends.h"
 #include "harness/contract/errors.h"
@@ -24,13 +25,6 @@ ReportTrendLoader& report_trend_loader() {
 }
 
 namespace {
-
-std::vector<std::string> split_words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
 
 class ReportCommand : public Command {
  public:

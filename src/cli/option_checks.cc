@@ -1,5 +1,6 @@
 #include "cli/option_checks.h"
 
+#include <sstream>
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -71,6 +72,13 @@ void reject_empty_values(const CLI::App& app) {
       }
     }
   }
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
 }
 
 }  // namespace pebench

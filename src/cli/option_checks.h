@@ -32,4 +32,7 @@ CLI::Validator finite_in(double lo, double hi, bool lo_open = false);
 // Throws UsageError naming the first option of `app` given with an empty value.
 void reject_empty_values(const CLI::App& app);
 
+// An option's value split at whitespace ("attn.rope f16" -> 2 words).
+std::vector<std::string> split_words(const std::string& s);
+
 }  // namespace pebench
