@@ -64,18 +64,27 @@ class BadInput(Exception):
 def parse_callgrind(path, caller_object=CALLER_OBJECT):
     """The JIT entries of one callgrind output file: functions of the unknown
     object `???` called from a Mesa driver object. Returns
-    {"summary_ir": int, "callers": {"OBJECT:FN": [{"address", "calls", "ir",
-    "ir_per_call"}]}}, each caller's targets sorted by address. Besides the
-    dispatch function (whose targets are the compiled shaders) a Mesa object
-    calls a few one-instruction stubs in `???` once or so; case_record picks
-    the dispatch function. Raises BadInput naming the file when it is not a
-    callgrind file or has no Ir event."""
+    {"summary_ir": int, "callers": {"OBJECT:FN": [entry...]}}, each caller's
+    entries sorted by address, an entry being
+      address, calls (from that caller),
+      ir: the compiled code's own instructions: the self Ir of the entry and
+          of every `???` function it reaches through `???` functions (the
+          per-lane coroutines llvmpipe splits a workgroup into),
+      ir_inclusive: what callgrind counts inclusively for those calls,
+      ir_outside: the difference, Mesa and libc helpers the code calls
+          (coroutine memory: malloc/free, whose count depends on the heap),
+      ir_per_call: ir / calls, the instructions of one workgroup.
+    Besides the dispatch function (whose targets are the compiled shaders) a
+    Mesa object calls a few one-instruction stubs in `???` once or so;
+    case_record picks the dispatch function. Raises BadInput naming the file
+    when it is not a callgrind file or has no Ir event."""
     try:
         f = open(path, encoding="utf-8", errors="replace")
     except OSError as e:
         raise BadInput(f"{path}: cannot read ({e.strerror})")
     caller_re = re.compile(caller_object)
     names = {"ob": {}, "fl": {}, "fn": {}}
+    lineno = 0
 
     def name(kind, text):
         m = re.match(r"\((\d+)\)(?: (.*))?$", text)
@@ -88,6 +97,13 @@ def parse_callgrind(path, caller_object=CALLER_OBJECT):
         except KeyError:
             raise BadInput(f"{path}: line {lineno}: {kind} id ({m.group(1)}) used before it is named")
 
+    def cost(line):
+        fields = line.split()
+        try:
+            return int(fields[npos + ir_index]) if len(fields) > npos + ir_index else 0
+        except ValueError:
+            raise BadInput(f"{path}: line {lineno}: bad cost line {line!r}")
+
     npos = 1
     ir_index = None
     summary = None
@@ -96,7 +112,9 @@ def parse_callgrind(path, caller_object=CALLER_OBJECT):
     cfn = None
     pending_calls = None
     skip_next = False
-    entries = {}
+    entries = {}      # caller -> target -> {address, calls, ir_inclusive}
+    jit_self = {}     # `???` function -> self Ir
+    jit_edges = {}    # `???` function -> set of `???` functions it calls
     saw_header = False
     with f:
         for lineno, line in enumerate(f, 1):
@@ -110,22 +128,24 @@ def parse_callgrind(path, caller_object=CALLER_OBJECT):
                 continue
             c = line[0]
             if c.isdigit() or c in "+-*":
+                if ir_index is None:
+                    raise BadInput(f"{path}: line {lineno}: a cost before the 'events:' line naming Ir")
                 if pending_calls is not None:
-                    if ir_index is None:
-                        raise BadInput(f"{path}: no 'events:' line naming Ir before the costs")
-                    fields = line.split()
-                    try:
-                        ir = int(fields[npos + ir_index]) if len(fields) > npos + ir_index else 0
-                    except ValueError:
-                        raise BadInput(f"{path}: line {lineno}: bad cost line {line!r}")
+                    ir = cost(line)
                     target_ob = cob if cob is not None else ob
-                    if target_ob == "???" and ob and caller_re.search(ob):
-                        caller = f"{os.path.basename(ob)}:{fn}"
-                        e = entries.setdefault(caller, {}).setdefault(cfn, {"address": cfn, "calls": 0, "ir": 0})
-                        e["calls"] += pending_calls
-                        e["ir"] += ir
+                    if target_ob == "???":
+                        if ob == "???":
+                            jit_edges.setdefault(fn, set()).add(cfn)
+                        elif ob and caller_re.search(ob):
+                            caller = f"{os.path.basename(ob)}:{fn}"
+                            e = entries.setdefault(caller, {}).setdefault(
+                                cfn, {"address": cfn, "calls": 0, "ir_inclusive": 0})
+                            e["calls"] += pending_calls
+                            e["ir_inclusive"] += ir
                     pending_calls = None
                     cob = None
+                elif ob == "???":
+                    jit_self[fn] = jit_self.get(fn, 0) + cost(line)
                 continue
             key, sep, val = line.partition("=")
             if sep and key in ("ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "jfi", "jfn"):
@@ -162,14 +182,27 @@ def parse_callgrind(path, caller_object=CALLER_OBJECT):
                 elif hkey == "summary" and ir_index is not None:
                     summary = int(hval.split()[ir_index])
                 continue
+            raise BadInput(f"{path}: line {lineno}: not callgrind format: {line[:60]!r}")
     if not saw_header or ir_index is None:
         raise BadInput(f"{path}: not a callgrind output file (no '# callgrind format' header with an Ir event)")
+
+    def reach(start):
+        seen, todo = set(), [start]
+        while todo:
+            x = todo.pop()
+            if x not in seen:
+                seen.add(x)
+                todo.extend(jit_edges.get(x, ()))
+        return seen
+
     callers = {}
     for caller, targets in entries.items():
         out = []
         for e in sorted(targets.values(), key=lambda e: int(e["address"], 16) if e["address"].startswith("0x") else 0):
-            out.append({"address": e["address"], "calls": e["calls"], "ir": e["ir"],
-                        "ir_per_call": round(e["ir"] / e["calls"], 1) if e["calls"] else None})
+            own = sum(jit_self.get(x, 0) for x in reach(e["address"]))
+            out.append({"address": e["address"], "calls": e["calls"], "ir": own,
+                        "ir_per_call": round(own / e["calls"], 1) if e["calls"] else None,
+                        "ir_inclusive": e["ir_inclusive"], "ir_outside": e["ir_inclusive"] - own})
         callers[caller] = out
     return {"summary_ir": summary, "callers": callers}
 
