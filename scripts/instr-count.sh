@@ -9,7 +9,8 @@
 #                                             (INSTR_THRESHOLD, a fraction; --either: fewer too)
 #   scripts/instr-count.sh cases              the reduced set's names and pebench options
 #
-#   env: PEBENCH (default build/pebench), INSTR_OUT (default build/instr-count)
+#   env: PEBENCH (default build/pebench), INSTR_OUT (default build/instr-count),
+#        INSTR_ARGS: more pebench run options for every case
 #   exit 2: bad input, one line naming it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,4 +25,4 @@ esac
 out=${INSTR_OUT:-build/instr-count}
 command -v valgrind >/dev/null || { echo "instr-count: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
 exec nice /usr/bin/python3 "$tool" measure --pebench "${PEBENCH:-build/pebench}" --dir "$out" \
-  --out "$out/counts.json" --md "$out/counts.md" "$@"
+  --out "$out/counts.json" --md "$out/counts.md" --args "${INSTR_ARGS:-}" "$@"

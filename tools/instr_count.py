@@ -4,7 +4,7 @@ signal that does not move with load (docs/compare-and-gate.md, "Instruction
 counts (callgrind)").
 
   instr_count.py measure [--pebench P] [--dir D] [--out F.json] [--md F.md] [CASE...]
-  instr_count.py parse CALLGRIND.out [--report REPORT.json]
+  instr_count.py parse CALLGRIND.out [--report REPORT.json] [--name CASE]
   instr_count.py compare BASE.json NEW.json [--threshold 0.02] [--either] [--any-cpu]
   instr_count.py cases
 
@@ -323,7 +323,7 @@ def measure(args):
             if os.path.exists(p):
                 os.remove(p)
         cmd = (["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}", args.pebench, "run"]
-               + shlex.split(CASES[n]) + shlex.split(COMMON) + ["--out", rep])
+               + shlex.split(CASES[n]) + shlex.split(COMMON) + shlex.split(args.args) + ["--out", rep])
         load0, t0 = loadavg(), time.monotonic()
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
         wall = time.monotonic() - t0
@@ -332,7 +332,7 @@ def measure(args):
             print(f"instr-count: case {n}: pebench under callgrind exited {p.returncode}: {' | '.join(tail)}", file=sys.stderr)
             sys.exit(2)
         rec = case_record(cg, rep)
-        rec.update({"name": n, "args": CASES[n] + " " + COMMON, "wall_s": round(wall, 1),
+        rec.update({"name": n, "args": " ".join(x for x in (CASES[n], COMMON, args.args) if x), "wall_s": round(wall, 1),
                     "load_avg": [load0, loadavg()]})
         out["cases"].append(rec)
         if rec.get("device"):
@@ -446,9 +446,11 @@ def main(argv):
     m.add_argument("--out", default="build/instr-count/counts.json")
     m.add_argument("--md", help="also write the table as markdown")
     m.add_argument("--timeout", type=float, default=1200, help="seconds a case may take")
+    m.add_argument("--args", default="", help="more pebench run options for every case (e.g. --inject-slowdown ...)")
     p = sub.add_parser("parse", help="the JIT entries of one callgrind output file")
     p.add_argument("callgrind")
     p.add_argument("--report", help="the case's pebench report, to map entries onto its pipelines")
+    p.add_argument("--name", help="write a counts file (compare's input) of this one case, so named")
     c = sub.add_parser("compare", help="BASE vs NEW counts: exit 1 when a case grew past the threshold")
     c.add_argument("base")
     c.add_argument("new")
@@ -466,7 +468,11 @@ def main(argv):
                 print(f"{n}\t{v}")
             return 0
         if a.cmd == "parse":
-            print(json.dumps(case_record(a.callgrind, a.report), indent=1))
+            rec = case_record(a.callgrind, a.report)
+            if a.name:
+                rec["name"] = a.name
+                rec = {"schema": SCHEMA, "host": {"cpu": cpu_id()}, "device": rec.get("device"), "cases": [rec]}
+            print(json.dumps(rec, indent=1))
             return 0
         if a.cmd == "measure":
             measure(a)
