@@ -49,7 +49,7 @@ out=$(py "$tool" compare "$work/base.json" "$work/base.json"); rc=$?
 [[ $rc == 0 ]] || fail "compare of equal counts exited $rc: $out"
 out=$(py "$tool" compare "$work/base.json" "$work/new.json"); rc=$?
 [[ $rc == 1 ]] || fail "compare missed 5% more instructions (exit $rc): $out"
-grep -q '^abs.learned: Ir/run 3001600 -> 3150267 (1.0495x) MORE  FLAG$' <<<"$out" || fail "compare did not name abs.learned: $out"
+grep -q '^abs.learned: Ir/run 3001600 -> 3150267 (+4.95%)  MORE: FLAG$' <<<"$out" || fail "compare did not name abs.learned: $out"
 # Fewer instructions pass unless --either.
 out=$(py "$tool" compare "$work/new.json" "$work/base.json"); rc=$?
 [[ $rc == 0 ]] || fail "fewer instructions failed the gate (exit $rc): $out"

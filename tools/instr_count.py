@@ -421,8 +421,8 @@ def compare(args):
         shrank = ratio < 1 - args.threshold
         flagged = grew or (shrank and args.either)
         flags += flagged
-        word = "MORE" if grew else "fewer" if shrank else "same"
-        print(f"{c['name']}: {nk} {bm:.0f} -> {nm:.0f} ({ratio:.4f}x) {word}{'  FLAG' if flagged else ''}")
+        word = "  MORE: FLAG" if grew and flagged else "  FEWER: FLAG" if flagged else ""
+        print(f"{c['name']}: {nk} {bm:.0f} -> {nm:.0f} ({ratio - 1:+.2%}){word}")
         if len(b["entries"]) == len(c["entries"]):
             for eb, en in zip(b["entries"], c["entries"]):
                 r = en["ir_per_call"] / eb["ir_per_call"] if eb["ir_per_call"] else float("inf")
