@@ -351,16 +351,21 @@ def measure(args):
 
 def markdown(doc):
     lines = [f"Host: {doc.get('host', {}).get('cpu')}; device: {doc.get('device')}; {doc.get('valgrind')}", "",
-             "| case | entry | shader | calls | Ir | Ir/call (workgroup) | dispatches | Ir/dispatch | wall s | load |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| case | JIT entries | dispatches | Ir/run | wall s | load average |",
+             "|---|---:|---:|---:|---:|---|"]
+    for c in doc["cases"]:
+        load = " -> ".join(str(x) for x in c.get("load_avg") or []) or "-"
+        run = f"{c['ir_per_run']:.0f}" if c.get("ir_per_run") else f"- ({c.get('unmapped')})"
+        lines.append(f"| {c.get('name')} | {len(c['entries'])} | {c.get('dispatches') or '-'} | {run} | "
+                     f"{c.get('wall_s', '-')} | {load} |")
+    lines += ["", "| case | entry | shader | calls | Ir (own) | Ir/call (workgroup) | Ir/dispatch | Ir outside |",
+              "|---|---|---|---:|---:|---:|---:|---:|"]
     for c in doc["cases"]:
         for e in c["entries"]:
-            load = c.get("load_avg") or []
             lines.append(
                 f"| {c.get('name')} | {e['address']} | {e.get('shader', '-')} | {e['calls']} | {e['ir']} | "
-                f"{e['ir_per_call']:.1f} | {e.get('dispatches', '-')} | "
-                f"{e['ir_per_dispatch'] if 'ir_per_dispatch' in e else '-'} | {c.get('wall_s', '-')} | "
-                f"{' -> '.join(str(x) for x in load) if load else '-'} |")
+                f"{e['ir_per_call']:.1f} | {e['ir_per_dispatch'] if 'ir_per_dispatch' in e else '-'} | "
+                f"{e.get('ir_outside', '-')} |")
     return "\n".join(lines) + "\n"
 
 
