@@ -325,6 +325,20 @@ def measure(args):
         cmd = (["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}", args.pebench, "run"]
                + shlex.split(CASES[n]) + shlex.split(COMMON) + shlex.split(args.args) + ["--out", rep])
         load0, t0 = loadavg(), time.monotonic()
+        if not args.no_prewarm:
+            # The same run under valgrind without a tool first: llvmpipe
+            # compiles the pipelines with LLVM there several times faster
+            # than under callgrind and stores the code in Mesa's shader
+            # cache, which the callgrind run then loads. (A run without
+            # valgrind does not do: its cache entries are not found under
+            # valgrind, whose CPU differs in what cpuid says.)
+            warm = subprocess.run(["valgrind", "--tool=none", "-q"] + cmd[3:-1] + [stem + ".warm.json"], env=env,
+                                  capture_output=True, text=True, timeout=args.timeout)
+            if warm.returncode != 0:
+                tail = (warm.stderr or warm.stdout).strip().splitlines()[-2:]
+                print(f"instr-count: case {n}: pebench under valgrind --tool=none exited {warm.returncode}: "
+                      f"{' | '.join(tail)}", file=sys.stderr)
+                sys.exit(2)
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
         wall = time.monotonic() - t0
         if p.returncode != 0 or not os.path.exists(cg):
@@ -451,6 +465,8 @@ def main(argv):
     m.add_argument("--out", default="build/instr-count/counts.json")
     m.add_argument("--md", help="also write the table as markdown")
     m.add_argument("--timeout", type=float, default=1200, help="seconds a case may take")
+    m.add_argument("--no-prewarm", action="store_true",
+                   help="do not run each case under valgrind --tool=none first (to fill Mesa's shader cache)")
     m.add_argument("--args", default="", help="more pebench run options for every case (e.g. --inject-slowdown ...)")
     p = sub.add_parser("parse", help="the JIT entries of one callgrind output file")
     p.add_argument("callgrind")
