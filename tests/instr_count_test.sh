@@ -31,7 +31,8 @@ sys.exit(0 if ok else 1)
 PY
 
 # Without the report: the entry still, per workgroup, no mapping.
-py "$tool" parse "$data/instr_count_abs.callgrind" | grep -q '"ir_per_call": 187600.0' || fail "parse without a report"
+py "$tool" parse "$data/instr_count_abs.callgrind" >"$work/norep.json" || fail "parse without a report exited $?"
+grep -q '"ir_per_call": 187600.0' "$work/norep.json" || fail "parse without a report: $(cat "$work/norep.json")"
 
 # 47 calls: not a whole number of 16-workgroup dispatches, so no per-run count.
 sed 's/^calls=48 0 $/calls=47 0 /' "$data/instr_count_abs.callgrind" >"$work/odd.callgrind"
