@@ -419,6 +419,9 @@ def compare(args):
     if bcpu != ncpu and not args.any_cpu:
         raise BadInput(f"BASE ran on {bcpu!r}, NEW on {ncpu!r}: LLVM tunes the code to the host CPU, counts compare "
                        "only on the same model (--any-cpu to compare anyway)")
+    if base.get("device") != new.get("device") and not args.any_cpu:
+        raise BadInput(f"BASE ran on {base.get('device')!r}, NEW on {new.get('device')!r}: counts compare only "
+                       "with the same Mesa and LLVM (--any-cpu to compare anyway)")
     bcases = {c["name"]: c for c in base["cases"]}
     flags = 0
     for c in new["cases"]:
@@ -477,7 +480,7 @@ def main(argv):
     c.add_argument("new")
     c.add_argument("--threshold", type=float, default=0.02)
     c.add_argument("--either", action="store_true", help="flag fewer instructions too")
-    c.add_argument("--any-cpu", action="store_true", help="compare files made on different CPU models")
+    c.add_argument("--any-cpu", action="store_true", help="compare files made on different CPU models or drivers")
     sub.add_parser("cases", help="list the reduced set")
     try:
         a = ap.parse_args(argv)
