@@ -63,6 +63,9 @@ for bad in "$work/report.json" "$data/instr_count_abs.callgrind" "$work/missing.
   err=$(py "$tool" compare "$work/base.json" "$bad" 2>&1 >/dev/null); rc=$?
   [[ $rc == 2 && $(wc -l <<<"$err") == 1 && $err == *"$bad"* ]] || fail "compare BASE $bad: exit $rc, '$err'"
 done
+sed 's/LLVM 15.0.6/LLVM 16.0.6/' "$work/base.json" >"$work/llvm16.json"
+err=$(py "$tool" compare "$work/base.json" "$work/llvm16.json" 2>&1 >/dev/null); rc=$?
+[[ $rc == 2 && $err == *"LLVM 16.0.6"* ]] || fail "compare across drivers: exit $rc, '$err'"
 err=$(py "$tool" parse "$data/instr_count_abs.report.json" 2>&1 >/dev/null); rc=$?
 [[ $rc == 2 && $err == *"not callgrind format"* || $rc == 2 && $err == *"not a callgrind output file"* ]] || fail "parse of a report: exit $rc, '$err'"
 err=$(py "$tool" compare --threshold -1 "$work/base.json" "$work/base.json" 2>&1 >/dev/null); rc=$?
