@@ -458,9 +458,15 @@ def compare(args):
     return 1 if flags else 0
 
 
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(prog="instr-count", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap = OneLineParser(prog="instr-count", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=OneLineParser)
     m = sub.add_parser("measure", help="run cases under callgrind and write the counts")
     m.add_argument("cases", nargs="*", help="case names (default: all; 'cases' lists them)")
     m.add_argument("--pebench", default="build/pebench")
