@@ -11,7 +11,9 @@ jobs=$(nproc)
 
 # PEBENCH_SPIRV_FROM (.ci/run sets it): SPIR-V copied from an up-to-date
 # build of this tree instead of compiled again (cmake/Shaders.cmake).
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DPEBENCH_SANITIZE=ON \
+# Only the test files that define a host suite are compiled
+# (PEBENCH_TESTS_HOST_ONLY): the others never run here.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DPEBENCH_SANITIZE=ON -DPEBENCH_TESTS_HOST_ONLY=ON \
   -DPEBENCH_SPIRV_FROM="${PEBENCH_SPIRV_FROM:-}" >/dev/null
 cmake --build build-asan -j"$jobs"
 
