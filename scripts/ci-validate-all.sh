@@ -7,8 +7,8 @@
 # synchronization validation, GPU-assisted validation, best practices).
 # Prints per plan the cases, their statuses, the layer's errors and the
 # warning ids outside the allow-list, with each plan's wall and CPU time.
-# Exits 1 when a case failed or erred or the layer reported an error (or a
-# plan wrote no report), 2 on bad usage. Not a CI step yet (its cost:
+# Exits 1 when a case is neither ok nor unsupported/skipped (failed, erred,
+# interrupted) or the layer reported an error (or a plan wrote no report), 2 on bad usage. Not a CI step yet (its cost:
 # docs/gpu-readiness.md, "The CI step's cost").
 # Environment: PEBENCH (default build/pebench); CI_VALIDATE_PLANS (default
 # "lavapipe desktop-gpu android-baseline-2022"); CI_VALIDATE_CHECKS
@@ -69,7 +69,9 @@ for c in cases:
     errors += v.get("errors", 0)
     for k, n in (v.get("warnings") or {}).items():
         outside[k] = outside.get(k, 0) + n
-    if c["status"] in ("failed", "error") or v.get("errors", 0):
+    # ok, or a case the plan cannot run; anything else (failed, error,
+    # interrupted, timeout) fails the step.
+    if c["status"] not in ("ok", "unsupported", "skipped") or v.get("errors", 0):
         bad.append(f'{c["variant"]} {c["impl"]} {c["params"].get("dtype", "")}: {c["status"]}: {c.get("reason", "")[:300]}')
 statuses = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
 print(f"ci-validate-all: {plan} (--validate={checks}): {len(cases)} cases ({statuses}), "
