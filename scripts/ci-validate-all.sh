@@ -8,8 +8,9 @@
 # Prints per plan the cases, their statuses, the layer's errors and the
 # warning ids outside the allow-list, with each plan's wall and CPU time.
 # Exits 1 when a case is neither ok nor unsupported/skipped (failed, erred,
-# interrupted) or the layer reported an error (or a plan wrote no report), 2 on bad usage. Not a CI step yet (its cost:
-# docs/gpu-readiness.md, "The CI step's cost").
+# interrupted) or the layer reported an error (or a plan wrote no report),
+# 2 on bad usage. Not a CI step yet (its cost: docs/gpu-readiness.md, "The
+# CI step's cost").
 # Environment: PEBENCH (default build/pebench); CI_VALIDATE_PLANS (default
 # "lavapipe desktop-gpu android-baseline-2022"); CI_VALIDATE_CHECKS
 # (default all); CI_VALIDATE_GPU_AV_PLANS: where set, GPU-assisted
