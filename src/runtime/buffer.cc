@@ -56,8 +56,20 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   PB_VK_RETURN_IF_ERROR(vkCreateBuffer(device.handle(), &info, nullptr, &self->buffer_));
 
+  // VK_KHR_dedicated_allocation (core 1.1): whether the driver wants this
+  // buffer in memory of its own.
+  VkMemoryDedicatedRequirements dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
   VkMemoryRequirements req{};
-  vkGetBufferMemoryRequirements(device.handle(), self->buffer_, &req);
+  if (vkGetBufferMemoryRequirements2) {
+    VkBufferMemoryRequirementsInfo2 which{VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2};
+    which.buffer = self->buffer_;
+    VkMemoryRequirements2 req2{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+    req2.pNext = &dedicated;
+    vkGetBufferMemoryRequirements2(device.handle(), &which, &req2);
+    req = req2.memoryRequirements;
+  } else {
+    vkGetBufferMemoryRequirements(device.handle(), self->buffer_, &req);
+  }
   const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
   const VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   const VkMemoryPropertyFlags cached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
@@ -87,14 +99,19 @@ StatusOr<std::unique_ptr<Buffer>> Buffer::Create(const Device& device, VkDeviceS
                          VK_ERROR_FEATURE_NOT_PRESENT);
   }
 
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = type;
-  PB_VK_RETURN_IF_ERROR(vkAllocateMemory(device.handle(), &alloc, nullptr, &self->memory_));
-  PB_VK_RETURN_IF_ERROR(vkBindBufferMemory(device.handle(), self->buffer_, self->memory_, 0));
+  auto alloc = device.arena().allocate(self->buffer_, req, type, dedicated.requiresDedicatedAllocation,
+                                       dedicated.prefersDedicatedAllocation);
+  PB_RETURN_IF_ERROR(alloc.status());
+  self->alloc_ = alloc.value();
+  self->allocated_ = true;
+  PB_VK_RETURN_IF_ERROR(
+      vkBindBufferMemory(device.handle(), self->buffer_, self->alloc_.memory, self->alloc_.offset));
   const VkMemoryPropertyFlags flags = device.memory_properties().memoryTypes[type].propertyFlags;
   if ((flags & visible) && !discrete) {
-    PB_VK_RETURN_IF_ERROR(vkMapMemory(device.handle(), self->memory_, 0, VK_WHOLE_SIZE, 0, &self->mapped_));
+    // The arena maps host-visible memory once; a discrete GPU's kernel
+    // buffers are never mapped, whatever the memory could do.
+    self->mapped_ = self->alloc_.mapped;
+    if (!self->mapped_) return Status::error("host-visible memory that the arena did not map");
     self->coherent_ = (flags & coherent) && !device.force_non_coherent();
   }
   return self;
@@ -106,12 +123,17 @@ void Buffer::host_wrote() {
   device_.note_unflushed(+1);
 }
 
+VkMappedMemoryRange Buffer::own_range() const {
+  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  range.memory = alloc_.memory;
+  range.offset = alloc_.offset;
+  range.size = alloc_.flush_size;
+  return range;
+}
+
 Status Buffer::flush() {
   if (!unflushed_ || g_skip_flush) return Status();
-  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
-  range.memory = memory_;
-  range.offset = 0;
-  range.size = VK_WHOLE_SIZE;
+  const VkMappedMemoryRange range = own_range();
   PB_VK_RETURN_IF_ERROR(vkFlushMappedMemoryRanges(device_.handle(), 1, &range));
   unflushed_ = false;
   device_.note_unflushed(-1);
@@ -120,10 +142,7 @@ Status Buffer::flush() {
 
 Status Buffer::invalidate() const {
   if (coherent_ || !mapped_) return Status();
-  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
-  range.memory = memory_;
-  range.offset = 0;
-  range.size = VK_WHOLE_SIZE;
+  const VkMappedMemoryRange range = own_range();
   PB_VK_RETURN_IF_ERROR(vkInvalidateMappedMemoryRanges(device_.handle(), 1, &range));
   return Status();
 }
@@ -131,9 +150,8 @@ Status Buffer::invalidate() const {
 Buffer::~Buffer() {
   if (unflushed_) device_.note_unflushed(-1);
   if (device_.lost()) return;  // see Device::lost(): never destroy under running work
-  if (mapped_) vkUnmapMemory(device_.handle(), memory_);
   if (buffer_) vkDestroyBuffer(device_.handle(), buffer_, nullptr);
-  if (memory_) vkFreeMemory(device_.handle(), memory_, nullptr);
+  if (allocated_) device_.arena().release(alloc_);
 }
 
 namespace {

@@ -1,4 +1,7 @@
-// Buffer: a VkBuffer with its own VkDeviceMemory, plus upload/download.
+// Buffer: a VkBuffer bound to memory from the device's arena
+// (memory_arena.h: a place in a shared block, or an allocation of its own
+// where the spec prefers one or it is larger than a block), plus
+// upload/download.
 //
 // Contract: MemoryUse::kDevice picks device-local memory; on a device whose
 // main device-local heap is also host-visible and coherent (integrated GPUs,
@@ -10,9 +13,10 @@
 // Host-visible memory need not be coherent (Vulkan guarantees only one
 // host-visible coherent type; a readback prefers a cached one, which may not
 // be): upload flushes what the host wrote before the device reads it,
-// download invalidates before the host reads what the device wrote. Each
-// buffer is its own allocation bound at offset 0, so a flush or invalidation
-// of the whole allocation (VK_WHOLE_SIZE from 0) meets nonCoherentAtomSize.
+// download invalidates before the host reads what the device wrote. A
+// buffer in a shared block flushes and invalidates exactly its own range,
+// which the arena aligns to nonCoherentAtomSize at both ends; one with an
+// allocation of its own names the whole allocation (VK_WHOLE_SIZE from 0).
 #pragma once
 
 #include <volk.h>
@@ -52,12 +56,16 @@ class Buffer {
   Status flush();
   // Makes the device's writes visible to the host; nothing when coherent.
   Status invalidate() const;
+  // Where its memory is (tests, and the reason for an allocation of its own).
+  const MemoryAllocation& allocation() const { return alloc_; }
 
  private:
   explicit Buffer(const Device& device) : device_(device) {}
+  VkMappedMemoryRange own_range() const;
   const Device& device_;
   VkBuffer buffer_ = VK_NULL_HANDLE;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  MemoryAllocation alloc_;
+  bool allocated_ = false;
   VkDeviceSize size_ = 0;
   void* mapped_ = nullptr;
   bool coherent_ = true;

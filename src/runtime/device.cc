@@ -80,6 +80,10 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance, const
   create.ppEnabledExtensionNames = extensions.data();
   PB_VK_RETURN_IF_ERROR(vkCreateDevice(info.handle, &create, nullptr, &self->device_));
   vkGetDeviceQueue(self->device_, info.compute_queue_family, 0, &self->queue_);
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(info.handle, &props);  // the driver's own atom, whatever a profile says
+  self->arena_ = std::make_unique<MemoryArena>(self->device_, self->memory_, props.limits.nonCoherentAtomSize,
+                                               info.limits.max_memory_allocation_size);
 
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -112,6 +116,7 @@ Device::~Device() {
   if (device_ == VK_NULL_HANDLE) return;
   if (lost_) return;  // work may still be running: leaking beats destroying it (or hanging in vkDeviceWaitIdle)
   wait_idle();
+  if (arena_) arena_->release_all();
   if (fence_) vkDestroyFence(device_, fence_, nullptr);
   if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "runtime/instance.h"
+#include "runtime/memory_arena.h"
 #include "runtime/physical_device.h"
 #include "runtime/status.h"
 
@@ -54,6 +55,9 @@ class Device {
   const PhysicalDeviceInfo& info() const { return info_; }
   const DeviceFeatures& enabled() const { return enabled_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+  // Where every Buffer's memory comes from (memory_arena.h); its blocks are
+  // freed when the device is destroyed.
+  MemoryArena& arena() const { return *arena_; }
   // kDiscrete for a discrete GPU (also one a device profile describes:
   // Create() gets the profile's view), else kHost; set before any buffer.
   MemoryMode memory_mode() const { return memory_mode_; }
@@ -116,6 +120,7 @@ class Device {
   PhysicalDeviceInfo info_;
   DeviceFeatures enabled_;
   VkPhysicalDeviceMemoryProperties memory_{};
+  std::unique_ptr<MemoryArena> arena_;
   MemoryMode memory_mode_ = MemoryMode::kHost;
   bool force_non_coherent_ = false;
   mutable int unflushed_writes_ = 0;

@@ -4,18 +4,14 @@ namespace pebench {
 
 const std::vector<AllowedWarning>& validation_allowlist() {
   // Measured with Debian 12's layer (1.3.239) on lavapipe, --validate=best-practices.
+  // Not here any more: vkAllocateMemory-small-allocation,
+  // vkBindMemory-small-dedicated-allocation and NVIDIA's
+  // AllocateMemory-ReuseAllocations (buffers are sub-allocated from blocks
+  // kept for the device's life: runtime/memory_arena.h).
   static const std::vector<AllowedWarning> list = {
-      {"UNASSIGNED-BestPractices-vkAllocateMemory-small-allocation",
-       "each kernel buffer, staging buffer and readback is its own allocation (Buffer::Create); sub-allocation "
-       "from a few blocks (issue 41's arena) is not built yet"},
-      {"UNASSIGNED-BestPractices-vkBindMemory-small-dedicated-allocation",
-       "the same cause: one buffer per allocation until the arena exists"},
-      {"UNASSIGNED-BestPractices-AllocateMemory-ReuseAllocations",
-       "[NVIDIA] a case frees its buffers when it ends and the next case allocates its own; the arena would keep "
-       "them"},
       {"UNASSIGNED-BestPractices-AllocateMemory-SetPriority",
        "[NVIDIA] VkMemoryPriorityAllocateInfoEXT needs VK_EXT_memory_priority, which lavapipe and many devices do "
-       "not offer; the check fires whatever the device"},
+       "not offer; the check fires whatever the device (now once per memory block, not per buffer)"},
       {"UNASSIGNED-BestPractices-vkBeginCommandBuffer-one-time-submit",
        "[Arm] the timed command buffer is recorded once and submitted for every sample (re-recording would be "
        "timed); uploads, readbacks and fills are one-time-submit"},
