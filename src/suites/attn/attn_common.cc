@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace pebench {
 namespace {
@@ -16,8 +17,12 @@ constexpr uint32_t kTileShuffleConstant = 20;
 constexpr uint32_t kFarConstant = 22;
 // flash_decl.glsl's GROUP (CPU kernel; after the pack offsets).
 constexpr uint32_t kGroupConstant = 32;
-// shaders/attn/mask.glsl's MASK_WINDOW, MASK_CHUNK, MASK_SINKS.
+// shaders/attn/mask.glsl's MASK_WINDOW, MASK_CHUNK, MASK_SINKS, MASK_SOFTCAP.
 constexpr uint32_t kMaskConstant = 33;
+// shaders/attn/mask.glsl's ATTN_SINK_BINDING: sinks [H] in the flash
+// kernels' sinks builds (bindings before it the kernel does not use are
+// padded with v).
+constexpr size_t kFlashSinkBinding = 11;
 
 // Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
 // the spec constants of its members' word offsets.
@@ -55,17 +60,6 @@ void resolve_attn_params(Params& p, double default_scale) {
   if (!p.has("scale")) p.set("scale", default_scale);
   if (!std::isfinite(p.f("scale"))) throw CaseRejected(fmt::format("scale={} must be finite", p.f("scale")));
   resolve_attn_mask_params(p);
-  {
-    // What the kernels run so far (issue 44): naive's score pass takes the
-    // mask; softcap, sink logits and flash are the reference's and the cost
-    // model's only.
-    if (p.impl() == "flash" && AttnMask(p).on()) {
-      throw CaseRejected("window, chunk, sink_tokens: the flash kernel does not run them yet (naive does)");
-    }
-    if ((p.has("softcap") && p.f("softcap") > 0) || (p.has("sink_logits") && p.b("sink_logits"))) {
-      throw CaseRejected("softcap and sink_logits: no kernel runs them yet");
-    }
-  }
   const int64_t dim = p.i("dim");
   if (p.impl() == "flash" && dim > kFlashMaxHeadDim) {
     throw CaseRejected(fmt::format("dim={} exceeds the flash kernel's largest head dim {} (each invocation holds "
@@ -488,6 +482,10 @@ void AttnCase::add_mask_constants(Dispatch& d) const {
   d.constant_at(kMaskConstant, "MASK_WINDOW", static_cast<uint32_t>(m.window()))
       .constant_at(kMaskConstant + 1, "MASK_CHUNK", static_cast<uint32_t>(m.chunk()))
       .constant_at(kMaskConstant + 2, "MASK_SINKS", static_cast<uint32_t>(m.sink_tokens()));
+  const float cap = static_cast<float>(shape_.softcap.cap());
+  uint32_t cap_bits;
+  std::memcpy(&cap_bits, &cap, 4);
+  d.constant_at(kMaskConstant + 3, "MASK_SOFTCAP", cap_bits);
 }
 
 FlashHookLoops AttnCase::term_loops() const {
@@ -623,8 +621,16 @@ void AttnCase::record_naive(Recorder& rec) const {
     rec.barrier();
 
     PushConstants mp;
-    mp.u32(static_cast<uint32_t>(n * s.seq)).u32(static_cast<uint32_t>(s.kv_seq));
-    Dispatch softmax = grid_dispatch(rec, "attn_softmax", {"scores"}, n * s.seq, mp, 3 * key_loops);
+    mp.u32(static_cast<uint32_t>(n * s.seq))
+        .u32(static_cast<uint32_t>(s.kv_seq))
+        .u32(static_cast<uint32_t>(s.heads))
+        .u32(static_cast<uint32_t>(s.seq))
+        .u32(static_cast<uint32_t>(s0));
+    // sink_logits: the sinks build, sinks[h] in each row's denominator.
+    Dispatch softmax =
+        grid_dispatch(rec, s.sink_logits ? "attn_softmax_sinks" : "attn_softmax",
+                      s.sink_logits ? std::vector<std::string>{"scores", "sinks"} : std::vector<std::string>{"scores"},
+                      n * s.seq, mp, 3 * key_loops);
     softmax.constant("VEC4", vec4_m ? 1 : 0);
     rec.dispatch(softmax);
     rec.barrier();
@@ -710,6 +716,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
       .constant(gpu ? "LANES" : "ROWS", gpu ? tiles.lanes : tiles.row_slots)
       .constant("DIRECT", f.direct ? 1u : 0u);
   if (in.own_terms) add_term_constants(d);
+  add_mask_constants(d);
   if (!gpu) {
     const RelFarDistances far = flash_far_for_tiles(s, f, tiles);
     d.constant_at(kTileShuffleConstant, "TILE_SHUFFLE", tiles.tile_shuffle)
@@ -719,7 +726,18 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
         .constant_at(kGroupConstant, "GROUP", static_cast<uint32_t>(s.group()));
   }
   d.push = push;
-  if (!gpu && in.own_terms && texel_build_fits(rec, d)) {
+  if (s.sink_logits) {
+    // The sinks build: sinks at its own binding (mask.glsl), no packed or
+    // texel form of it.
+    if (d.buffers.size() > kFlashSinkBinding) throw std::logic_error(d.shader + ": bindings reach the sinks'");
+    d.buffers.resize(kFlashSinkBinding, "v");
+    d.buffers.push_back("sinks");
+    if (needs_packing(rec, d)) {
+      throw Unsupported(fmt::format("sink_logits: the flash kernel binds {} storage buffers, this device allows {}",
+                                    d.buffers.size(), rec.limits().max_per_stage_descriptor_storage_buffers));
+    }
+    d.shader += "_sinks";
+  } else if (!gpu && in.own_terms && texel_build_fits(rec, d)) {
     d.shader += "_texel";
   } else {
     pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});
