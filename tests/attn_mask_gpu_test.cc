@@ -114,6 +114,31 @@ TEST(AttnMaskGpu, GpuPlanValidatesMasksUnderDesktopGpu) {
   }
 }
 
+// The flash kernels' ordinary build declares the sinks' binding (11) in
+// every case (mask.glsl); the packed build, which phones with 4 storage
+// buffers get, has none. Masks and softcap still run there; sink_logits is
+// unsupported, with the binding count in the reason.
+TEST(AttnMaskGpu, PackedBuildsTakeMasksAndRefuseSinkLogits) {
+  GpuContext& phone = test::gpu_as("android-baseline-2022");
+  const Axes shape{{"impl", "flash"}, {"dtype", "f32"}, {"causal", "1"}, {"heads", "2"},
+                   {"kv_heads", "1"},  {"seq", "21"},   {"kv_seq", "45"},  {"dim", "32"}};
+  for (const char* variant : {"attn.nope", "attn.t5"}) {
+    SCOPED_TRACE(variant);
+    const auto ok = test::run_cases(variant, with(shape, {{"window", "5"}, {"sink_tokens", "3"}, {"softcap", "0.2"}}), {}, &phone);
+    ASSERT_EQ(ok.size(), 1u);
+    ASSERT_EQ(ok[0].status, CaseStatus::kOk) << ok[0].reason;
+    bool packed = false;
+    for (const auto& p : ok[0].pipelines) packed = packed || p.shader.find("_packed") != std::string::npos;
+    EXPECT_TRUE(packed);
+    const auto sinks = test::run_cases(variant, with(shape, {{"sink_logits", "1"}}), {}, &phone);
+    ASSERT_EQ(sinks.size(), 1u);
+    EXPECT_EQ(sinks[0].status, CaseStatus::kUnsupported);
+    EXPECT_NE(sinks[0].reason.find("sink_logits: the flash kernel binds 12 storage buffers, this device allows 4"),
+              std::string::npos)
+        << sinks[0].reason;
+  }
+}
+
 // Keys no row of the case sees hold NaN in k and v: a kernel that folded
 // one of them, even masked (weight 0 times NaN), would give NaN. Flash reads
 // only its ranges, so it validates: the staged kernel (40 rows) and the

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.alibi, flash: the fused kernel with ALiBi's bias (alibi_hooks.glsl).
 #include "attn/flash_decl.glsl"

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.complex, flash: complex-order attention in the fused kernel, real and
 // imaginary rows as two parts of every row (complex_hooks.glsl).

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // pebench-build: texel ATTN_TEXEL
 // attn.deberta, flash: the fused kernel with DeBERTa's c2p and p2c terms

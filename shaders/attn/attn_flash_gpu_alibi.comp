@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.alibi, flash, GPU path: ALiBi's bias (alibi_hooks.glsl) after the reduction.
 #include "attn/flash_gpu_decl.glsl"

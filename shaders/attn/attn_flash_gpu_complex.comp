@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.complex, flash, GPU path: real and imaginary parts, the score from two
 // reduced dots (complex_hooks.glsl).

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.fire, flash, GPU path: FIRE's bias (fire_hooks.glsl) after the reduction.
 #define ATTN_EXTRA_PUSH float fire_c; uint fire_L; float fire_eps;

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.kerple, flash, GPU path: KERPLE's bias (kerple_hooks.glsl) after the reduction.
 #include "attn/flash_gpu_decl.glsl"

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.nope, flash, GPU path (flash_gpu_decl.glsl): no hooks.
 #include "attn/flash_gpu_decl.glsl"

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.rope, flash, GPU path: q and k chunks rotated as they load (rope_hooks.glsl).
 #define ATTN_EXTRA_PUSH float attention_factor; uint mrope_s0; uint mrope_s1; uint mrope_s2; float xpos_rate; uint xpos_centre;

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.shaw, flash, GPU path: q.rel_k[idx] in the partial dots, rel_v[idx] as a
 // value term (shaw_hooks.glsl).

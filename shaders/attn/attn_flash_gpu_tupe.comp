@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.tupe, flash, GPU path: the untied term in the lanes' partial dots, T5 bias
 // after the reduction (tupe_hooks.glsl).

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.alibi, flash, GPU path: ALiBi's bias (alibi_hooks.glsl) after the reduction.
 // Reductions through shared memory (devices without subgroup shuffles).

@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.deberta, flash, GPU path: c2p and p2c from tables after the reduction, or
 // as partial dots (deberta_hooks.glsl).

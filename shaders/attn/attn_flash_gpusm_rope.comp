@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.rope, flash, GPU path: q and k chunks rotated as they load (rope_hooks.glsl).
 // Reductions through shared memory (devices without subgroup shuffles).

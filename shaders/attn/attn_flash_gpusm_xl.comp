@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.xl, flash, GPU path: q + u as q loads, (q + vb).rk in the partial dots
 // (xl_hooks.glsl).

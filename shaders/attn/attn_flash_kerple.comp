@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.kerple, flash: the fused kernel with KERPLE's bias (kerple_hooks.glsl).
 #include "attn/flash_decl.glsl"

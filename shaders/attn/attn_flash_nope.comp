@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.nope, flash: plain scaled dot-product attention (no hooks).
 #include "attn/flash_decl.glsl"

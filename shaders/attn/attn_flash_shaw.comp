@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.shaw, flash: the fused kernel with Shaw's key and value terms, per
 // distance (shaw_hooks.glsl).

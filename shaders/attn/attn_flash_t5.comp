@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.t5, flash: the fused kernel with T5's bucketed bias (t5_hooks.glsl).
 #include "attn/flash_decl.glsl"

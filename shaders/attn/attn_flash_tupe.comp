@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // attn.tupe, flash: the fused kernel with TUPE's untied positional term and T5 bias
 // (tupe_hooks.glsl).

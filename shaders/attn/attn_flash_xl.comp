@@ -1,5 +1,4 @@
 #version 450
-// pebench-build: sinks ATTN_SINKS
 // pebench-build: packed ATTN_PACKED
 // pebench-build: texel ATTN_TEXEL
 // attn.xl, flash: Transformer-XL's content and position terms in the fused

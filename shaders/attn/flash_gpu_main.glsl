@@ -262,8 +262,10 @@ void main() {
     for (uint j = 0; j < pc.keys_per_split; j += 4) gpu_fold4(kv_row0, kb + j, ke, 0, 1);
   } else {
     // Tiles wholly outside the ranges are skipped (sink keys first).
-    if (MASK_SINKS > 0) gpu_fold_staged(kv_row0, kb, kr.sink_end);
-    gpu_fold_staged(kv_row0, kr.begin, kr.end);
+    // One call, so one copy of the fold: run 0 the sink keys, 1 the local.
+    [[dont_unroll]] for (uint run = MASK_SINKS > 0 ? 0 : 1; run < 2; ++run) {
+      gpu_fold_staged(kv_row0, run == 0 ? kb : kr.begin, run == 0 ? kr.sink_end : kr.end);
+    }
   }
 
   if (row >= rows || (DIRECT && split >= pc.splits)) return;

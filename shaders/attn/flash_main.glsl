@@ -46,12 +46,14 @@ void attn_load_key(uint kv_row0, uint kpos) {
 }
 
 // Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot. far
-// and masked are constants after inlining. far: the key is in a far range
-// of the workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM
-// replaces ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked: the mask
-// may hide the key from some slot (a key range that straddles a boundary of
-// the mask: main's attn_key_ranges); else every slot sees it.
-void attn_fold_key(uint kpos, const bool far, const bool masked) {
+// is a constant after inlining: the key is in a far range of the
+// workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM replaces
+// ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked (uniform over the
+// workgroup when staged: a whole tile's): the mask may hide the key from
+// some slot (a tile that straddles a boundary of the mask: main's
+// attn_key_ranges); else every slot sees it. One copy serves both, so the
+// kernel carries one fold body, not one per kind of range.
+void attn_fold_key(uint kpos, const bool far, bool masked) {
   float dots[ROWS];
   ATTN_SCORES(kpos, dots);
   // After the dots: DeBERTa's window updated before them kept more values
@@ -63,8 +65,7 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
   float w[ROWS], alpha[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     float s = ATTN_MASKED;
-    // Only keys the mask may hide take the branch: llvmpipe runs it in every
-    // lane, and the test alone made nope 25% slower (docs/lavapipe.md).
+    // Only keys the mask may hide take the test (docs/lavapipe.md).
     if (!masked || attn_key_visible(attn_qpos[r], kpos)) s = ATTN_MODIFIED_SCORE(dots[r], ATTN_TERM_AT(r, kpos, far));
     const float m_new = max(attn_m[r], s);
     alpha[r] = exp(attn_m[r] - m_new);
@@ -88,12 +89,22 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
 #endif
 }
 
-// Staged: stages the keys [k0, k1) tile by tile and folds each into every
-// row slot (far, masked: see attn_fold_key). The range is the same in the
-// whole workgroup (the barriers).
-void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool masked) {
+// The keys [k0, k1) in order, of which [v0, v1) are seen by every row (no
+// per-element test; v0 = v1 = k0: every key tested). Staged: tile by tile,
+// the same range in the whole workgroup (the barriers); a tile is tested
+// unless it lies wholly in [v0, v1), a flag uniform over the workgroup.
+// Direct: the keys read from memory, each tested unless in [v0, v1).
+void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
+  if (DIRECT) {
+    for (uint kpos = k0; kpos < k1; ++kpos) {
+      attn_load_key(kv_row0, kpos);
+      attn_fold_key(kpos, false, kpos < v0 || kpos >= v1);
+    }
+    return;
+  }
   for (uint t0 = k0; t0 < k1; t0 += BC) {
     const uint n = min(BC, k1 - t0);
+    const bool masked = t0 < v0 || t0 + n > v1;
     barrier();  // the previous tile is no longer read
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
       const uint jt = e / D4P, c = e - jt * D4P;
@@ -122,24 +133,6 @@ void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool
   }
 }
 
-// Staged, not far: the keys [k0, k1) in order, those in [v0, v1) (seen by
-// every row of the workgroup) without the mask test, the rest with it
-// (k0 <= v0 <= v1 <= k1). [k0, v0) is empty unless a window or chunk is on.
-void attn_fold_staged_near(uint kv_row0, uint k0, uint k1, uint v0, uint v1) {
-  ATTN_NEAR_BEGIN(k0);
-  if (MASK_LOCAL) attn_fold_staged(kv_row0, k0, v0, false, true);
-  attn_fold_staged(kv_row0, v0, v1, false, false);
-  attn_fold_staged(kv_row0, v1, k1, false, true);
-}
-
-// Direct: the keys [k0, k1) read from memory (masked: as attn_fold_key).
-void attn_fold_direct(uint kv_row0, uint k0, uint k1, const bool masked) {
-  for (uint kpos = k0; kpos < k1; ++kpos) {
-    attn_load_key(kv_row0, kpos);
-    attn_fold_key(kpos, false, masked);
-  }
-}
-
 #ifdef ATTN_FAR_SCORE_TERM
 // Staged: the keys [band.x, band.y) of [kb, ke) closer to some row of the
 // workgroup than the far distances; [kb, band.x) and [band.y, ke) are the
@@ -152,6 +145,9 @@ uvec2 attn_far_band(uint rows, uint group, uint kb, uint ke) {
   const uint hi = uint(clamp(pos.y + int(FAR_RIGHT), int(lo), int(ke)));
   return uvec2(lo, hi);
 }
+// Whether the case has far ranges (staged): some key that far on a side.
+// (A function: a `const` of spec constants in main broke glslc's optimizer.)
+bool attn_far_ranges() { return !DIRECT && (FAR_LEFT < ATTN_FAR_NONE || FAR_RIGHT < ATTN_FAR_NONE); }
 #endif
 
 // G = H / Hkv from the GROUP spec constant, not from the push constants:
@@ -262,36 +258,36 @@ void main() {
   // The hooks see the keys from the first sink key (or local key) on.
   ATTN_KEYS_BEGIN(kr.sink_end > kb ? kb : kr.begin, kr.end);
 
-  if (DIRECT) {
-    if (MASK_SINKS > 0) attn_fold_direct(kv_row0, kb, kr.sink_end, true);
-    if (MASK_LOCAL) attn_fold_direct(kv_row0, kr.begin, kr.all_begin, true);
-    attn_fold_direct(kv_row0, kr.all_begin, kr.all_end, false);
-    attn_fold_direct(kv_row0, kr.all_end, kr.end, true);
-  } else {
-    // Sink keys before the local range: a range of their own, tested.
-    if (MASK_SINKS > 0) attn_fold_staged_near(kv_row0, kb, kr.sink_end, kb, kb);
+  // The runs of keys, in key order: 0, the sink keys before the local range
+  // (every key tested); 1 and 2, the far sides (staged, where the variant
+  // has far ranges and the case keys that far: keys FAR_LEFT or more before
+  // every row of the workgroup, side 0, or FAR_RIGHT or more after it, side
+  // 1, see the term in a simpler form, T5: one value per row and side, and
+  // are tested only where a window or chunk may cut them); 3, the local keys
+  // (of the far band), those every row sees untested. One loop and one call
+  // of each kind of fold: the fold body is compiled once (near) and once
+  // more for far ranges, whatever the mask.
+  uvec2 band = uvec2(kr.begin, kr.end);  // the local keys not in a far range
 #ifdef ATTN_FAR_SCORE_TERM
-    // Keys FAR_LEFT or more before every row of the workgroup (side 0) or
-    // FAR_RIGHT or more after it (side 1) see the term in a simpler form
-    // (T5: one value per row and side): those ranges skip its per-key
-    // reads. ATTN_FAR_NONE on both sides (no key of the case is that far):
-    // the plain loop, compiled alone.
-    // A far range is visible to every row unless a window or chunk cuts it.
-    if (FAR_LEFT >= ATTN_FAR_NONE && FAR_RIGHT >= ATTN_FAR_NONE) {
-      attn_fold_staged_near(kv_row0, kr.begin, kr.end, kr.all_begin, kr.all_end);
-    } else {
-      const uvec2 band = attn_far_band(rows, group, kr.begin, kr.end);
-      [[dont_unroll]] for (uint side = 0; side < 2; ++side) {
-        ATTN_FAR_BEGIN(side);
-        attn_fold_staged(kv_row0, side == 0 ? kr.begin : band.y, side == 0 ? band.x : kr.end, true, MASK_LOCAL);
-        ATTN_FAR_END(side);
-      }
-      const uint v0 = clamp(kr.all_begin, band.x, band.y);
-      attn_fold_staged_near(kv_row0, band.x, band.y, v0, clamp(kr.all_end, v0, band.y));
-    }
-#else
-    attn_fold_staged_near(kv_row0, kr.begin, kr.end, kr.all_begin, kr.all_end);
+  if (attn_far_ranges()) band = attn_far_band(rows, group, kr.begin, kr.end);
 #endif
+  [[dont_unroll]] for (uint run = MASK_SINKS > 0 ? 0 : 3; run < 4; ++run) {
+    if (run == 1 || run == 2) {
+#ifdef ATTN_FAR_SCORE_TERM
+      if (!attn_far_ranges()) continue;
+      const uint side = run - 1;
+      const uint k0 = side == 0 ? kr.begin : band.y, k1 = side == 0 ? band.x : kr.end;
+      ATTN_FAR_BEGIN(side);
+      attn_fold_range(kv_row0, k0, k1, true, k0, MASK_LOCAL ? k0 : k1);
+      ATTN_FAR_END(side);
+#endif
+      continue;
+    }
+    const uint k0 = run == 0 ? kb : band.x, k1 = run == 0 ? kr.sink_end : band.y;
+    const uint v0 = run == 0 ? k0 : clamp(kr.all_begin, k0, k1);
+    const uint v1 = run == 0 ? k0 : clamp(kr.all_end, v0, k1);
+    if (!DIRECT) ATTN_NEAR_BEGIN(k0);
+    attn_fold_range(kv_row0, k0, k1, false, v0, v1);
   }
   ATTN_ROWS_FINISH();
 

@@ -78,17 +78,21 @@ float attn_softcap(float t) { return MASK_SOFTCAP > 0.0 ? MASK_SOFTCAP * tanh(cl
 // TUPE's table) added after the cap, else part of the content score.
 #define ATTN_MODIFIED_SCORE(t, b) (ATTN_TERM_IS_BIAS ? attn_softcap(t) + (b) : attn_softcap((t) + (b)))
 
-// sink_logits (ATTN_SINKS builds, "// pebench-build: sinks ATTN_SINKS"):
-// sinks [H] in the storage dtype at binding ATTN_SINK_BINDING, after every
-// variant's own (the host pads the bindings between). A row starts its
-// online softmax at m = sinks[h], l = 1 (the spec's flash start).
+// sink_logits: MASK_SINK_LOGITS (the host sets it where the case has the
+// input sinks [H]) reads sinks in the storage dtype at binding
+// ATTN_SINK_BINDING, after every variant's own (the host pads the bindings
+// between, and binds v there when the case has no sinks: one build serves
+// both). A row starts its online softmax at m = sinks[h], l = 1 (the spec's
+// flash start). The packed and texel builds leave the binding out (a device
+// that needs packing reports sink_logits as unsupported).
 #define ATTN_SINK_BINDING 11
-#ifdef ATTN_SINKS
+layout(constant_id = 37) const bool MASK_SINK_LOGITS = false;
+#if !defined(ATTN_PACKED) && !defined(ATTN_TEXEL)
 layout(std430, binding = ATTN_SINK_BINDING) readonly buffer Sinks { STORAGE_T attn_sinks[]; };
-const bool ATTN_SINK_LOGITS = true;
+#define ATTN_SINK_LOGITS MASK_SINK_LOGITS
 float attn_sink_logit(uint h) { return float(attn_sinks[h]); }
 #else
-const bool ATTN_SINK_LOGITS = false;
+#define ATTN_SINK_LOGITS false
 float attn_sink_logit(uint h) { return 0.0; }
 #endif
 
