@@ -91,8 +91,9 @@ void attn_fold_key(uint kpos, const bool far, bool masked) {
 
 // The keys [k0, k1) in order, of which [v0, v1) are seen by every row (no
 // per-element test; v0 = v1 = k0: every key tested). Staged: tile by tile,
-// the same range in the whole workgroup (the barriers); a tile is tested
-// unless it lies wholly in [v0, v1), a flag uniform over the workgroup.
+// the same range in the whole workgroup (the barriers), tiles cut at v0
+// and v1; a tile is tested unless it lies in [v0, v1), a flag uniform over
+// the workgroup.
 // Direct: the keys read from memory, each tested unless in [v0, v1).
 void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
   if (DIRECT) {
@@ -102,9 +103,12 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
     }
     return;
   }
-  for (uint t0 = k0; t0 < k1; t0 += BC) {
-    const uint n = min(BC, k1 - t0);
-    const bool masked = t0 < v0 || t0 + n > v1;
+  for (uint t0 = k0; t0 < k1;) {
+    // A tile ends at v0 and at v1 too, so that exactly the keys outside
+    // [v0, v1) are tested.
+    const uint cut = t0 < v0 ? v0 : (t0 < v1 ? v1 : k1);
+    const uint n = min(BC, cut - t0);
+    const bool masked = t0 < v0 || t0 >= v1;
     barrier();  // the previous tile is no longer read
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
       const uint jt = e / D4P, c = e - jt * D4P;
@@ -130,6 +134,7 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
       attn_read_tile_key(jt);
       attn_fold_key(t0 + jt, far, masked);
     }
+    t0 += n;
   }
 }
 
@@ -270,8 +275,11 @@ void main() {
   uvec2 band = uvec2(kr.begin, kr.end);  // the local keys not in a far range
 #ifdef ATTN_FAR_SCORE_TERM
   if (attn_far_ranges()) band = attn_far_band(rows, group, kr.begin, kr.end);
+  const uint first_run = MASK_SINKS > 0 ? 0 : 1;
+#else
+  const uint first_run = MASK_SINKS > 0 ? 0 : 3;
 #endif
-  [[dont_unroll]] for (uint run = MASK_SINKS > 0 ? 0 : 3; run < 4; ++run) {
+  [[dont_unroll]] for (uint run = first_run; run < 4; ++run) {
     if (run == 1 || run == 2) {
 #ifdef ATTN_FAR_SCORE_TERM
       if (!attn_far_ranges()) continue;

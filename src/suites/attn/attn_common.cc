@@ -254,8 +254,9 @@ uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const
   // over the workgroup; each stages every part), the fold loop over the
   // tile's keys. The sink keys and the local keys are two runs, and far
   // ranges (ATTN_FAR_SCORE_TERM) two more, each ending in a partial tile at
-  // worst.
-  const uint64_t tiles = (keys + t.keys - 1) / t.keys + 1 + (plan.cpu_far_ranges() ? 2 : 0);
+  // worst; the local run's tiles are cut where the per-element test starts
+  // and stops, two partial tiles more.
+  const uint64_t tiles = (keys + t.keys - 1) / t.keys + 3 + (plan.cpu_far_ranges() ? 2 : 0);
   const uint64_t d4 = t.d4;
   const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
   return rows + runs + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
