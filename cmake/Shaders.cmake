@@ -40,6 +40,13 @@ if(PEBENCH_VALIDATE_SPIRV)
   set(PEBENCH_SPIRV_VAL_ARG ${SPIRV_VAL})
 endif()
 set(PEBENCH_SPIRV_STRIP ${CMAKE_CURRENT_LIST_DIR}/spirv_strip_debug.py)
+# CI builds the same tree four times (tests, arm64, sanitizers; the A/B base
+# is another commit). PEBENCH_SPIRV_FROM names an up-to-date build's
+# generated/spirv folder of THIS source tree: its .inc files are copied
+# instead of running glslc again (~120 s of CPU a build on 2 cores). SPIR-V
+# does not depend on the target's architecture or the sanitizers. Left empty
+# (the default), every build compiles its own.
+set(PEBENCH_SPIRV_FROM "" CACHE PATH "an up-to-date build's generated/spirv folder of this source tree to copy SPIR-V from instead of running glslc")
 
 function(pebench_embed_shaders target shader_dir)
   file(GLOB_RECURSE comps CONFIGURE_DEPENDS ${shader_dir}/*.comp)
@@ -80,17 +87,30 @@ function(pebench_embed_shaders target shader_dir)
         if(dtype STREQUAL "f16")
           list(APPEND defs -DSTORAGE_F16=1)
         endif()
-        add_custom_command(
-          OUTPUT ${inc}
-          BYPRODUCTS ${out}.g.spv ${out}.spv
-          COMMAND ${GLSLC} ${PEBENCH_GLSLC_FLAGS} -I${shader_dir} ${defs}
-                  -MD -MF ${inc}.d -MT ${inc} -o ${out}.g.spv ${comp}
-          COMMAND ${PEBENCH_SHADER_PYTHON} -S -E ${PEBENCH_SPIRV_STRIP} ${out}.g.spv ${out}.spv ${inc}
-                  ${PEBENCH_SPIRV_VAL_ARG}
-          DEPENDS ${comp} ${PEBENCH_SPIRV_STRIP}
-          DEPFILE ${inc}.d
-          COMMENT "glslc ${stem}.comp (${dtype})"
-          VERBATIM)
+        if(PEBENCH_SPIRV_FROM)
+          set(from ${PEBENCH_SPIRV_FROM}/${stem}.${dtype}.inc)
+          if(NOT EXISTS ${from})
+            message(FATAL_ERROR "PEBENCH_SPIRV_FROM=${PEBENCH_SPIRV_FROM}: no ${stem}.${dtype}.inc there; build that folder first, or leave PEBENCH_SPIRV_FROM empty")
+          endif()
+          add_custom_command(
+            OUTPUT ${inc}
+            COMMAND ${CMAKE_COMMAND} -E copy ${from} ${inc}
+            DEPENDS ${comp} ${from}
+            COMMENT "SPIR-V ${stem} (${dtype}) copied from ${PEBENCH_SPIRV_FROM}"
+            VERBATIM)
+        else()
+          add_custom_command(
+            OUTPUT ${inc}
+            BYPRODUCTS ${out}.g.spv ${out}.spv
+            COMMAND ${GLSLC} ${PEBENCH_GLSLC_FLAGS} -I${shader_dir} ${defs}
+                    -MD -MF ${inc}.d -MT ${inc} -o ${out}.g.spv ${comp}
+            COMMAND ${PEBENCH_SHADER_PYTHON} -S -E ${PEBENCH_SPIRV_STRIP} ${out}.g.spv ${out}.spv ${inc}
+                    ${PEBENCH_SPIRV_VAL_ARG}
+            DEPENDS ${comp} ${PEBENCH_SPIRV_STRIP}
+            DEPFILE ${inc}.d
+            COMMENT "glslc ${stem}.comp (${dtype})"
+            VERBATIM)
+        endif()
         list(APPEND incs ${inc})
         string(MAKE_C_IDENTIFIER "k_${stem}_${dtype}" var)
         string(APPEND arrays "const uint32_t ${var}[] =\n#include \"spirv/${stem}.${dtype}.inc\"\n;\n")

@@ -41,8 +41,10 @@ if ((${#missing[@]} > 0)); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# PEBENCH_SPIRV_FROM (.ci/run sets it): an up-to-date build's generated/spirv
+# of this tree, copied instead of running glslc again (cmake/Shaders.cmake).
 cmake -S . -B build-arm64 -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64-linux-gnu.cmake" \
-  -DPEBENCH_BUILD_TESTS=OFF "$@" >/dev/null
+  -DPEBENCH_BUILD_TESTS=OFF -DPEBENCH_SPIRV_FROM="${PEBENCH_SPIRV_FROM:-}" "$@" >/dev/null
 cmake --build build-arm64 -j"$(nproc)" --target pebench
 file build-arm64/pebench 2>/dev/null || true

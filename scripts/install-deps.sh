@@ -13,7 +13,7 @@ PACKAGES=(
   nlohmann-json3-dev     # reports and dumps metadata
   libfmt-dev             # formatting
   libcli11-dev           # command line
-  libsqlite3-dev libpq-dev  # the results database (pebench db): SQLite file by default, PostgreSQL client by URL
+  libsqlite3-dev libpq-dev libssl-dev  # the results database (pebench db): SQLite file by default, PostgreSQL client by URL; OpenSSL's SHA-256 names each report
   postgresql             # a throwaway PostgreSQL server the results-database tests start (tests/pg_server.sh)
   mesa-vulkan-drivers    # lavapipe, the software Vulkan device
   vulkan-validationlayers vulkan-tools

@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 lvp_icd=${PEBENCH_LVP_ICD:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
 jobs=$(nproc)
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DPEBENCH_SANITIZE=ON >/dev/null
+# PEBENCH_SPIRV_FROM (.ci/run sets it): SPIR-V copied from an up-to-date
+# build of this tree instead of compiled again (cmake/Shaders.cmake).
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DPEBENCH_SANITIZE=ON \
+  -DPEBENCH_SPIRV_FROM="${PEBENCH_SPIRV_FROM:-}" >/dev/null
 cmake --build build-asan -j"$jobs"
 
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
