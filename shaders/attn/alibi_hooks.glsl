@@ -28,5 +28,6 @@ void alibi_row_state(uint r, uint h, uint qpos) {
 
 #define ATTN_ROW_STATE(r, h, qpos) alibi_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) alibi_bias(r, qpos, kpos)
+#define ATTN_TERM_IS_BIAS true  // added after softcap (mask.glsl)
 
 #endif

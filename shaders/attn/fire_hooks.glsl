@@ -91,6 +91,8 @@ float fire_bias(uint r, uint h, uint qpos, uint kpos) {
 }
 #endif
 
+// A position-only bias: added after softcap (mask.glsl).
+#define ATTN_TERM_IS_BIAS true
 #define ATTN_ROW_STATE(r, h, qpos) fire_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) fire_bias(r, h, qpos, kpos)
 

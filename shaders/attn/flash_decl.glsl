@@ -7,7 +7,11 @@
 //   ... the variant's bindings (ATTN_EXTRA_BINDING(i)), functions, hooks
 //   #include "attn/flash_main.glsl"
 //
-// Hooks (all optional; docs/attention-kernels.md has the table):
+// Hooks (all optional, defaulted in hook_defaults.glsl; docs/attention-kernels.md
+// has the table; masks and modifiers: mask.glsl and docs/masks.md):
+//   ATTN_TERM_IS_BIAS                 true where ATTN_SCORE_TERM is a position-only bias
+//                                     (ALiBi, T5/TUPE's table): softcap caps the score
+//                                     before it is added, else after
 //   ATTN_EXTRA_PUSH                   push-constant members after the common ones
 //   ATTN_PARTS                        D-wide parts of every q, k, v and output row (default
 //                                     1; complex: 2, real and imaginary). Define before this
@@ -32,14 +36,16 @@
 //                                     the variant stages its own STAGED_CHUNKS chunks a key
 //                                     at attn_staged_at(jt) (the host's
 //                                     AttnTerm::flash_cpu_staged_chunks)
-//   ATTN_NEAR_BEGIN(k0)               staged, once per invocation before the keys outside
-//                                     far ranges (from k0 on, folded in order)
+//   ATTN_NEAR_BEGIN(k0)               staged, before each run of keys outside far ranges
+//                                     (from k0 on, folded in order; the sink keys and the
+//                                     local keys of a mask are two runs)
 //   ATTN_NEAR_KEY(kpos)               staged, per such key after its dots and before
 //                                     ATTN_SCORE_TERM, in uniform control flow (subgroup
 //                                     ops allowed: near_window.glsl)
 //   ATTN_KEYS_BEGIN(kb, ke)           once per invocation, every slot loaded,
-//                                     before the key loop over keys [kb, ke) (after the
-//                                     causal cut; empty when kb >= ke): state derived from
+//                                     before the key loop over keys [kb, ke) (the first
+//                                     and last key the mask's ranges fold; empty when
+//                                     kb >= ke): state derived from
 //                                     the slots' rows and per-distance precomputation for
 //                                     those keys (Shaw's q.rel_k, XL's vb - u and queues)
 //   ATTN_SCORES(kpos, dots)           replaces scale * q.k: fills float dots[ROWS] from attn_q

@@ -18,6 +18,9 @@
 #ifndef PEBENCH_ATTN_FLASH_GPU_MAIN_GLSL
 #define PEBENCH_ATTN_FLASH_GPU_MAIN_GLSL
 
+#include "attn/mask.glsl"
+#include "attn/hook_defaults.glsl"
+
 #ifndef GPU_SCORE_PARTS
 #define GPU_SCORE_PARTS 1
 #endif
@@ -100,14 +103,16 @@ void gpu_fold4(uint kv_row0, uint k0, uint kend, uint slot0, uint nslot) {
   [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
     const uint kpos = k0 + kk;
     s[kk] = ATTN_MASKED;
-    if (kpos < kend && (pc.causal == 0 || kpos <= gpu_qpos)) {
+    if (kpos < kend && attn_mask_visible(gpu_qpos, kpos)) {
 #ifdef GPU_SCORE
-      s[kk] = GPU_SCORE(sp, kk);
+      const float t = GPU_SCORE(sp, kk);
 #else
-      s[kk] = sp[0][kk];
+      const float t = sp[0][kk];
 #endif
 #ifdef ATTN_SCORE_TERM
-      s[kk] += ATTN_SCORE_TERM(0, gpu_h, gpu_qpos, kpos);
+      s[kk] = ATTN_MODIFIED_SCORE(t, ATTN_SCORE_TERM(0, gpu_h, gpu_qpos, kpos));
+#else
+      s[kk] = attn_softcap(t);
 #endif
     }
   }
@@ -154,6 +159,17 @@ void gpu_stage(uint kv_row0, uint t0, uint n) {
       tile_v[te + p * D4P] = ATTN_V_PART(p, base, c);
     }
 #endif
+  }
+}
+
+// Staged: the keys [k0, k1), tile by tile (uniform over the workgroup).
+void gpu_fold_staged(uint kv_row0, uint k0, uint k1) {
+  for (uint t0 = k0; t0 < k1; t0 += BC) {
+    const uint n = min(BC, k1 - t0);
+    barrier();  // the previous tile is no longer read
+    gpu_stage(kv_row0, t0, n);
+    barrier();
+    for (uint jt = 0; jt < n; jt += 4) gpu_fold4(kv_row0, t0 + jt, t0 + n, jt, n);
   }
 }
 
@@ -217,12 +233,13 @@ void main() {
   gpu_h = kvh * group + rr % group;
   gpu_qpos = i + pc.kv_seq - pc.seq;  // i' = i + M - N
   const uint kb = min(pc.kv_seq, split * pc.keys_per_split);
-  uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
-  if (pc.causal != 0 && !DIRECT) {
-    // The workgroup's last position (the rows' own masks do the rest).
-    const uint last_row = min(rows, (gl_WorkGroupID.x + 1) * rows_wg) - 1;
-    ke = min(ke, last_row / group + pc.kv_seq - pc.seq + 1);
-  }
+  const uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
+  // Staged: the key ranges of the workgroup's rows (mask.glsl); the rows'
+  // own tests (gpu_fold4) do the rest.
+  const uint first_row = min(gl_WorkGroupID.x * rows_wg, rows - 1);
+  const uint last_row = min(rows, (gl_WorkGroupID.x + 1) * rows_wg) - 1;
+  const AttnKeyRanges kr =
+      attn_key_ranges(first_row / group + pc.kv_seq - pc.seq, last_row / group + pc.kv_seq - pc.seq, kb, ke);
 
   const uint qrow = attn_q_row(gpu_h, i);
   gpu_load_q(qrow * HEAD_DIM);
@@ -233,19 +250,21 @@ void main() {
     gpu_q[t] *= pc.scale;
     gpu_acc[t] = vec4(0.0);
   }
-  gpu_m = ATTN_MASKED;
-  gpu_l = 0.0;
+  // sink_logits: the first split starts at m = sinks[h], l = 1.
+  const bool sink = ATTN_SINK_LOGITS && split == 0;
+  gpu_m = sink ? attn_sink_logit(gpu_h) : ATTN_MASKED;
+  gpu_l = sink ? 1.0 : 0.0;
 
   if (DIRECT) {
-    // A trip count uniform over the workgroup; keys past ke are masked.
+    // A trip count uniform over the workgroup; keys past ke, and those the
+    // mask hides, are masked (the clusters' splits differ, so no range is
+    // skipped here).
     for (uint j = 0; j < pc.keys_per_split; j += 4) gpu_fold4(kv_row0, kb + j, ke, 0, 1);
   } else {
-    for (uint t0 = kb; t0 < ke; t0 += BC) {
-      const uint n = min(BC, ke - t0);
-      barrier();  // the previous tile is no longer read
-      gpu_stage(kv_row0, t0, n);
-      barrier();
-      for (uint jt = 0; jt < n; jt += 4) gpu_fold4(kv_row0, t0 + jt, t0 + n, jt, n);
+    // Tiles wholly outside the ranges are skipped (sink keys first).
+    // One call, so one copy of the fold: run 0 the sink keys, 1 the local.
+    [[dont_unroll]] for (uint run = MASK_SINKS > 0 ? 0 : 1; run < 2; ++run) {
+      gpu_fold_staged(kv_row0, run == 0 ? kb : kr.begin, run == 0 ? kr.sink_end : kr.end);
     }
   }
 

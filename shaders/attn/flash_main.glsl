@@ -17,6 +17,9 @@
 #ifndef PEBENCH_ATTN_FLASH_MAIN_GLSL
 #define PEBENCH_ATTN_FLASH_MAIN_GLSL
 
+#include "attn/mask.glsl"
+#include "attn/hook_defaults.glsl"
+
 // Part p >= 1 of a row: the variant's hook (ATTN_PARTS > 1).
 #if ATTN_PARTS > 1
 #define ATTN_FOR_EXTRA_PARTS(p) [[unroll]] for (uint p = 1; p < ATTN_PARTS; ++p)
@@ -39,55 +42,37 @@ void attn_load_key(uint kv_row0, uint kpos) {
     }
 #endif
   }
-#ifdef ATTN_K_ROW_TRANSFORM
   ATTN_K_ROW_TRANSFORM(kpos);
-#endif
 }
 
 // Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot. far
-// and masked are constants after inlining. far: the key is in a far range
-// of the workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM
-// replaces ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked: the
-// causal mask may hide the key from some slot (keys from main's kvis on);
-// else every slot sees it.
-void attn_fold_key(uint kpos, const bool far, const bool masked) {
+// is a constant after inlining: the key is in a far range of the
+// workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM replaces
+// ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked (uniform over the
+// workgroup when staged: a whole tile's): the mask may hide the key from
+// some slot (a tile that straddles a boundary of the mask: main's
+// attn_key_ranges); else every slot sees it. One copy serves both, so the
+// kernel carries one fold body, not one per kind of range.
+void attn_fold_key(uint kpos, const bool far, bool masked) {
   float dots[ROWS];
-#ifdef ATTN_SCORES
   ATTN_SCORES(kpos, dots);
-#else
-  attn_qk_scores(dots);
-#endif
-#ifdef ATTN_NEAR_KEY
   // After the dots: DeBERTa's window updated before them kept more values
   // in the coroutine frame over the dots (2121 vector moves a key in the
   // band's loop against 1501; docs/attention-kernels.md, "The near window").
   if (!far) ATTN_NEAR_KEY(kpos);
-#endif
   // Online softmax, branch-free: alpha rescales what was summed under the
   // old max (1 when the max is unchanged, 0 when it was ATTN_MASKED).
   float w[ROWS], alpha[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     float s = ATTN_MASKED;
-    // Only keys the mask may hide take the branch: llvmpipe runs it in every
-    // lane, and the test alone made nope 25% slower (docs/lavapipe.md). Every
-    // key of a far range is visible (keys after the rows start at FAR_RIGHT
-    // >= 1, past a causal cut).
-    if (!masked || far || kpos <= attn_qpos[r]) {
-      s = dots[r];
-#ifdef ATTN_FAR_SCORE_TERM
-      s += far ? ATTN_FAR_SCORE_TERM(r, kpos) : ATTN_SCORE_TERM(r, attn_h[r], attn_qpos[r], kpos);
-#elif defined(ATTN_SCORE_TERM)
-      s += ATTN_SCORE_TERM(r, attn_h[r], attn_qpos[r], kpos);
-#endif
-    }
+    // Only keys the mask may hide take the test (docs/lavapipe.md).
+    if (!masked || attn_key_visible(attn_qpos[r], kpos)) s = ATTN_MODIFIED_SCORE(dots[r], ATTN_TERM_AT(r, kpos, far));
     const float m_new = max(attn_m[r], s);
     alpha[r] = exp(attn_m[r] - m_new);
     w[r] = attn_weight(s, m_new);
     attn_l[r] = attn_l[r] * alpha[r] + w[r];
     attn_m[r] = m_new;
-#ifdef ATTN_KEY_FOLDED
     ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r], far);
-#endif
   }
   attn_read_tile_values();
   [[unroll]] for (uint c = 0; c < QW; ++c) {
@@ -104,20 +89,32 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
 #endif
 }
 
-// Staged: stages the keys [k0, k1) tile by tile and folds each into every
-// row slot (far, masked: see attn_fold_key). The range is the same in the
-// whole workgroup (the barriers).
-void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool masked) {
-  for (uint t0 = k0; t0 < k1; t0 += BC) {
-    const uint n = min(BC, k1 - t0);
+// The keys [k0, k1) in order, of which [v0, v1) are seen by every row (no
+// per-element test; v0 = v1 = k0: every key tested). Staged: tile by tile,
+// the same range in the whole workgroup (the barriers), tiles cut at v0
+// and v1; a tile is tested unless it lies in [v0, v1), a flag uniform over
+// the workgroup.
+// Direct: the keys read from memory, each tested unless in [v0, v1).
+void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
+  if (DIRECT) {
+    for (uint kpos = k0; kpos < k1; ++kpos) {
+      attn_load_key(kv_row0, kpos);
+      attn_fold_key(kpos, false, kpos < v0 || kpos >= v1);
+    }
+    return;
+  }
+  for (uint t0 = k0; t0 < k1;) {
+    // A tile ends at v0 and at v1 too, so that exactly the keys outside
+    // [v0, v1) are tested.
+    const uint cut = t0 < v0 ? v0 : (t0 < v1 ? v1 : k1);
+    const uint n = min(BC, cut - t0);
+    const bool masked = t0 < v0 || t0 >= v1;
     barrier();  // the previous tile is no longer read
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
       const uint jt = e / D4P, c = e - jt * D4P;
       const uint base = (kv_row0 + t0 + jt) * HEAD_DIM;
       vec4 kc = ATTN_LOAD_CHUNK(k, k_c, base, c);
-#ifdef ATTN_K_STAGE_TRANSFORM
       kc = ATTN_K_STAGE_TRANSFORM(t0 + jt, c, kc, base);
-#endif
 #if ATTN_PARTS > 1
       // Every part of the chunk: the staging loop's trip count does not grow.
       const uint te = jt * QW + c;
@@ -130,28 +127,15 @@ void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool
 #endif
       attn_tile[te] = kc;
       attn_tile[TILE_V0 + te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
-#ifdef ATTN_STAGE_CHUNK
       ATTN_STAGE_CHUNK(jt, c, t0 + jt, far);
-#endif
     }
     barrier();
     for (uint jt = 0; jt < n; ++jt) {
       attn_read_tile_key(jt);
       attn_fold_key(t0 + jt, far, masked);
     }
+    t0 += n;
   }
-}
-
-// Staged, not far: the keys [k0, k1), those before kvis (seen by every row
-// of the workgroup) without the mask test, the rest with it. Called once per
-// invocation, after any far ranges.
-void attn_fold_staged_near(uint kv_row0, uint k0, uint k1, uint kvis) {
-#ifdef ATTN_NEAR_BEGIN
-  ATTN_NEAR_BEGIN(k0);
-#endif
-  const uint k = clamp(kvis, k0, k1);
-  attn_fold_staged(kv_row0, k0, k, false, false);
-  attn_fold_staged(kv_row0, k, k1, false, true);
 }
 
 #ifdef ATTN_FAR_SCORE_TERM
@@ -166,6 +150,9 @@ uvec2 attn_far_band(uint rows, uint group, uint kb, uint ke) {
   const uint hi = uint(clamp(pos.y + int(FAR_RIGHT), int(lo), int(ke)));
   return uvec2(lo, hi);
 }
+// Whether the case has far ranges (staged): some key that far on a side.
+// (A function: a `const` of spec constants in main broke glslc's optimizer.)
+bool attn_far_ranges() { return !DIRECT && (FAR_LEFT < ATTN_FAR_NONE || FAR_RIGHT < ATTN_FAR_NONE); }
 #endif
 
 // G = H / Hkv from the GROUP spec constant, not from the push constants:
@@ -206,13 +193,12 @@ void main() {
   const uint row_step = DIRECT ? 1 : wg;
 #endif
   const uint split = DIRECT ? gl_WorkGroupID.z * wg + lid : gl_WorkGroupID.z;
-  // Keys of this split, cut after the last row's position when causal;
-  // every row sees the keys [kb, kvis) (up to the first row's position), so
-  // only [kvis, ke) is folded with the mask (attn_fold_key).
+  // Keys of this split; of them the rows fold only the ranges the mask
+  // gives their positions (attn_key_ranges: the one place that asks).
   const uint kb = min(pc.kv_seq, split * pc.keys_per_split);
-  uint ke = min(pc.kv_seq, kb + pc.keys_per_split), kvis = ke;
-  if (pc.causal != 0) {
-    uint first_i, last_i;  // the smallest and largest position of the rows
+  const uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
+  uint first_i, last_i;  // the smallest and largest position of the rows
+  {
 #ifdef ATTN_SLOTS_BY_HEAD
     if (!DIRECT) {
       // Rows spanning two heads: positions 0 .. N - 1.
@@ -228,9 +214,8 @@ void main() {
       first_i = min(first_row, last_row) / group;
       last_i = last_row / group;
     }
-    ke = min(ke, last_i + pc.kv_seq - pc.seq + 1);
-    kvis = clamp(first_i + pc.kv_seq - pc.seq + 1, kb, ke);
   }
+  const AttnKeyRanges kr = attn_key_ranges(first_i + pc.kv_seq - pc.seq, last_i + pc.kv_seq - pc.seq, kb, ke);
 
 #ifdef ATTN_SLOTS_BY_HEAD
   // Staged: row0 and np are multiples of ROWS, so the invocation's slots
@@ -264,56 +249,55 @@ void main() {
       [[unroll]] for (uint c = 0; c < D4P; ++c) attn_q[r * QW + p * D4P + c] = ATTN_Q_PART(p, qbase, c);
     }
 #endif
-#ifdef ATTN_ROW_STATE
     ATTN_ROW_STATE(r, attn_h[r], attn_qpos[r]);
-#endif
     // q stays as loaded; the scale multiplies each score (attn_fold_key).
     // A scaled copy would be recomputed from q at every use in the key
     // loop (docs/lavapipe.md): 512 multiplies a key in nope at D 64.
     [[unroll]] for (uint c = 0; c < QW; ++c) attn_acc[r * QW + c] = vec4(0.0);
-    attn_m[r] = ATTN_MASKED;
-    attn_l[r] = 0.0;
+    // sink_logits: the sink is one more term of the denominator, in the
+    // first split only (attn_combine adds the splits).
+    const bool sink = ATTN_SINK_LOGITS && split == 0;
+    attn_m[r] = sink ? attn_sink_logit(attn_h[r]) : ATTN_MASKED;
+    attn_l[r] = sink ? 1.0 : 0.0;
   }
-#ifdef ATTN_KEYS_BEGIN
-  ATTN_KEYS_BEGIN(kb, ke);
-#endif
+  // The hooks see the keys from the first sink key (or local key) on.
+  ATTN_KEYS_BEGIN(kr.sink_end > kb ? kb : kr.begin, kr.end);
 
-  if (DIRECT) {
-    for (uint kpos = kb; kpos < kvis; ++kpos) {
-      attn_load_key(kv_row0, kpos);
-      attn_fold_key(kpos, false, false);
-    }
-    for (uint kpos = kvis; kpos < ke; ++kpos) {
-      attn_load_key(kv_row0, kpos);
-      attn_fold_key(kpos, false, true);
-    }
-  } else {
+  // The runs of keys, in key order: 0, the sink keys before the local range
+  // (every key tested); 1 and 2, the far sides (staged, where the variant
+  // has far ranges and the case keys that far: keys FAR_LEFT or more before
+  // every row of the workgroup, side 0, or FAR_RIGHT or more after it, side
+  // 1, see the term in a simpler form, T5: one value per row and side, and
+  // are tested only where a window or chunk may cut them); 3, the local keys
+  // (of the far band), those every row sees untested. One loop and one call
+  // of each kind of fold: the fold body is compiled once (near) and once
+  // more for far ranges, whatever the mask.
+  uvec2 band = uvec2(kr.begin, kr.end);  // the local keys not in a far range
 #ifdef ATTN_FAR_SCORE_TERM
-    // Keys FAR_LEFT or more before every row of the workgroup (side 0) or
-    // FAR_RIGHT or more after it (side 1) see the term in a simpler form
-    // (T5: one value per row and side): those ranges skip its per-key
-    // reads. ATTN_FAR_NONE on both sides (no key of the case is that far):
-    // the plain loop, compiled alone.
-    if (FAR_LEFT >= ATTN_FAR_NONE && FAR_RIGHT >= ATTN_FAR_NONE) {
-      attn_fold_staged_near(kv_row0, kb, ke, kvis);
-    } else {
-      const uvec2 band = attn_far_band(rows, group, kb, ke);
-      [[dont_unroll]] for (uint side = 0; side < 2; ++side) {
-        ATTN_FAR_BEGIN(side);
-        attn_fold_staged(kv_row0, side == 0 ? kb : band.y, side == 0 ? band.x : ke, true, false);
-#ifdef ATTN_FAR_END
-        ATTN_FAR_END(side);
-#endif
-      }
-      attn_fold_staged_near(kv_row0, band.x, band.y, kvis);
-    }
+  if (attn_far_ranges()) band = attn_far_band(rows, group, kr.begin, kr.end);
+  const uint first_run = MASK_SINKS > 0 ? 0 : 1;
 #else
-    attn_fold_staged_near(kv_row0, kb, ke, kvis);
+  const uint first_run = MASK_SINKS > 0 ? 0 : 3;
 #endif
+  [[dont_unroll]] for (uint run = first_run; run < 4; ++run) {
+    if (run == 1 || run == 2) {
+#ifdef ATTN_FAR_SCORE_TERM
+      if (!attn_far_ranges()) continue;
+      const uint side = run - 1;
+      const uint k0 = side == 0 ? kr.begin : band.y, k1 = side == 0 ? band.x : kr.end;
+      ATTN_FAR_BEGIN(side);
+      attn_fold_range(kv_row0, k0, k1, true, k0, MASK_LOCAL ? k0 : k1);
+      ATTN_FAR_END(side);
+#endif
+      continue;
+    }
+    const uint k0 = run == 0 ? kb : band.x, k1 = run == 0 ? kr.sink_end : band.y;
+    const uint v0 = run == 0 ? k0 : clamp(kr.all_begin, k0, k1);
+    const uint v1 = run == 0 ? k0 : clamp(kr.all_end, v0, k1);
+    if (!DIRECT) ATTN_NEAR_BEGIN(k0);
+    attn_fold_range(kv_row0, k0, k1, false, v0, v1);
   }
-#ifdef ATTN_ROWS_FINISH
   ATTN_ROWS_FINISH();
-#endif
 
   if (DIRECT && split >= pc.splits) return;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {

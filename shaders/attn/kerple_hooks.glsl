@@ -17,6 +17,8 @@ void kerple_row_state(uint r, uint h, uint qpos) {
   near_base[r] = h * (pc.kv_seq + pc.seq - 1) + (pc.kv_seq - 1) - qpos;
 }
 
+// A position-only bias: added after softcap (mask.glsl).
+#define ATTN_TERM_IS_BIAS true
 #define ATTN_ROW_STATE(r, h, qpos) kerple_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) near_entry(r, kpos)
 

@@ -4,6 +4,8 @@
 #ifndef PEBENCH_ATTN_SCORES_MAIN_GLSL
 #define PEBENCH_ATTN_SCORES_MAIN_GLSL
 
+#include "attn/hook_defaults.glsl"
+
 void main() {
   const uint group = pc.heads / pc.kv_heads;
   const uint per_slice = pc.seq * pc.kv_seq;
@@ -30,11 +32,14 @@ void main() {
       }
       s = pc.scale * acc;
 #endif
-#ifdef ATTN_ROW_STATE
       ATTN_ROW_STATE(0, h, qpos);
+#ifdef ATTN_CONTENT_TERM
+      s += ATTN_CONTENT_TERM(0, h, qpos, j);
 #endif
 #ifdef ATTN_SCORE_TERM
-      s += ATTN_SCORE_TERM(0, h, qpos, j);
+      s = ATTN_MODIFIED_SCORE(s, ATTN_SCORE_TERM(0, h, qpos, j));
+#else
+      s = attn_softcap(s);
 #endif
     }
     scores[ATTN_SCORES_OFF + item] = s;

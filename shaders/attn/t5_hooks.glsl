@@ -37,6 +37,9 @@ void t5_far_begin(uint side) {
 }
 #endif
 
+// T5's and TUPE's table is a position-only bias: added after softcap (mask.glsl).
+#define ATTN_TERM_IS_BIAS true
+
 #ifndef T5_BIAS_ONLY
 #define ATTN_ROW_STATE(r, h, qpos) t5_row_state(r, h, qpos)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) near_entry(r, kpos)

@@ -90,12 +90,16 @@ float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_bias(r, kpos);
 #else
 void tupe_row_state(uint r, uint h, uint qpos) { t5_row_state(r, h, qpos); }
 
-float tupe_term(uint r, uint h, uint qpos, uint kpos) {
+// Naive: the untied term is part of the content score (capped by softcap
+// with q.k: ATTN_CONTENT_TERM), the table's bias the position-only term.
+float tupe_untied(uint h, uint qpos, uint kpos) {
   const uint qbase = tupe_row(h, qpos), kbase = tupe_row(h, kpos);
   float acc = 0.0;
   [[unroll]] for (uint c = 0; c < TUPE_D4; ++c) acc += dot(ATTN_LOAD_CHUNK(pq, pq_c, ATTN_EXTRA_OFF_S(1) + qbase, c), ATTN_LOAD_CHUNK(pk, pk_c, ATTN_EXTRA_OFF_S(2) + kbase, c));
-  return pc.scale * acc + t5_bias(r, kpos);
+  return pc.scale * acc;
 }
+float tupe_term(uint r, uint h, uint qpos, uint kpos) { return t5_bias(r, kpos); }
+#define ATTN_CONTENT_TERM(r, h, qpos, kpos) tupe_untied(h, qpos, kpos)
 #endif
 
 #define ATTN_ROW_STATE(r, h, qpos) tupe_row_state(r, h, qpos)

@@ -123,14 +123,12 @@ void xl_step(int j, bool content, inout float dots[ROWS]) {
   }
 }
 
-// Once per invocation, every slot loaded: the slots' q + vb (direct) or the
-// head's u and vb (staged), then (staged) the queues.
-void xl_keys_begin(uint kb) {
-  xl_rows_ready();
-  if (!DIRECT) {
-    float unused[ROWS];
-    for (uint p = 1; p < ROWS; ++p) xl_step(int(kb + p) - int(ROWS), false, unused);
-  }
+// Staged, before each run of consecutive keys from k0 on (ATTN_NEAR_BEGIN:
+// the queues assume the keys come one after another, so a range the mask
+// skips to starts them afresh): the queues' entries for the keys before k0.
+void xl_queues_begin(uint k0) {
+  float unused[ROWS];
+  for (uint p = 1; p < ROWS; ++p) xl_step(int(k0 + p) - int(ROWS), false, unused);
 }
 
 // The scaled score of every slot for key kpos (attn_k_chunk), before the
@@ -154,7 +152,10 @@ float xl_direct_term(uint r, uint h, uint qpos, uint kpos) {
 }
 
 #define ATTN_ROW_STATE(r, h, qpos) xl_q_row(r)
-#define ATTN_KEYS_BEGIN(kb, ke) xl_keys_begin(kb)
+// Once per invocation, every slot loaded: the slots' q + vb (direct) or the
+// head's u and vb (staged).
+#define ATTN_KEYS_BEGIN(kb, ke) xl_rows_ready()
+#define ATTN_NEAR_BEGIN(k0) xl_queues_begin(k0)
 #define ATTN_SCORES(kpos, dots) xl_scores(kpos, dots)
 #define ATTN_SCORE_TERM(r, h, qpos, kpos) (DIRECT ? xl_direct_term(r, h, qpos, kpos) : 0.0)
 

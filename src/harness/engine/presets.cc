@@ -43,6 +43,31 @@ PresetPart quick_rope_part(const std::string& variant, const AxisSet& form) {
 }
 
 
+// The spec's named combinations of masks and modifiers, each at its model's
+// shape, attn.rope flash, decode and prefill (2048 queries) against 8192
+// keys (Llama 4: 16384, so that the chunk cuts), f16:
+//   StreamingLLM       window 1020 + 4 sink tokens (Llama-2-7B: 32 heads, D 128)
+//   gpt-oss sliding    window 128 + sink logits (64 heads over 8, D 64)
+//   Gemma 2 local      window 4096 + softcap 50, scale 1/16 (9B: 16 heads over 8, D 256)
+//   Llama 4 local      chunk 8192 (Scout: 40 heads over 8, D 128)
+std::vector<PresetPart> mask_model_parts() {
+  const AxisSet base{{"batch", {"1"}}, {"seq", {"1", "2048"}}, {"kv_seq", {"8192"}}, {"dtype", {"f16"}},
+                     {"causal", {"1"}}};
+  std::vector<PresetPart> parts;
+  for (const AxisSet& model : std::vector<AxisSet>{
+           {{"heads", {"32"}}, {"kv_heads", {"32"}}, {"dim", {"128"}}, {"window", {"1020"}}, {"sink_tokens", {"4"}}},
+           {{"heads", {"64"}}, {"kv_heads", {"8"}}, {"dim", {"64"}}, {"window", {"128"}}, {"sink_logits", {"true"}}},
+           {{"heads", {"16"}}, {"kv_heads", {"8"}}, {"dim", {"256"}}, {"window", {"4096"}}, {"softcap", {"50"}},
+            {"scale", {"0.0625"}}},
+           {{"heads", {"40"}}, {"kv_heads", {"8"}}, {"dim", {"128"}}, {"kv_seq", {"16384"}}, {"chunk", {"8192"}}},
+       }) {
+    AxisSet axes = base;
+    for (const auto& [k, v] : model) axes[k] = v;
+    parts.push_back({{"attn.rope"}, {"flash"}, axes});
+  }
+  return parts;
+}
+
 // llm: its decoder shapes for every variant, then each model's RoPE
 // configuration (encodings.md section 2) in rope.apply at 8192 tokens and in
 // attn.rope flash, decode against 8192 keys and prefill at 2048 (GQA 32:8,
@@ -75,6 +100,9 @@ std::vector<PresetPart> llm_parts() {
        }) {
     for (auto& p : model_parts(model)) parts.push_back(std::move(p));
   }
+  // The masks and modifiers the models ship (encodings.md "Masks and
+  // modifiers"), in attn.rope flash, decode and prefill against 8192 keys.
+  for (auto& p : mask_model_parts()) parts.push_back(std::move(p));
   return parts;
 }
 
@@ -149,6 +177,26 @@ const std::vector<Preset>& presets() {
             {"naive"},
             {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
              {"kv_seq", {"512"}}, {"dtype", {"f16"}}, {"fire_L", {"64"}}}},
+           // Each mask and modifier (issue 44) at a small shape, both impls,
+           // f32: window + sink tokens, chunk, softcap, sink logits in
+           // attn.nope, and ALiBi's bias after the cap with a window.
+           {{"attn.nope"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"causal", {"1"}}, {"window", {"64"}}, {"sink_tokens", {"4"}}}},
+           {{"attn.nope"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"causal", {"1"}}, {"chunk", {"128"}}}},
+           {{"attn.nope"},
+            {},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"1", "128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"causal", {"1"}}, {"softcap", {"0.5"}},
+             {"sink_logits", {"true"}}}},
+           {{"attn.alibi"},
+            {"flash"},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"causal", {"1"}}, {"window", {"64"}}, {"softcap", {"0.5"}}}},
            // fairseq's sinusoid.
            {{"abs.sinusoidal"},
             {},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace pebench {
 namespace {
@@ -16,8 +17,12 @@ constexpr uint32_t kTileShuffleConstant = 20;
 constexpr uint32_t kFarConstant = 22;
 // flash_decl.glsl's GROUP (CPU kernel; after the pack offsets).
 constexpr uint32_t kGroupConstant = 32;
-// shaders/attn/mask.glsl's MASK_WINDOW, MASK_CHUNK, MASK_SINKS.
+// shaders/attn/mask.glsl's MASK_WINDOW, MASK_CHUNK, MASK_SINKS, MASK_SOFTCAP, MASK_SINK_LOGITS.
 constexpr uint32_t kMaskConstant = 33;
+// shaders/attn/mask.glsl's ATTN_SINK_BINDING: sinks [H] in the flash
+// kernels' ordinary builds (bindings before it the kernel does not use are
+// padded with v).
+constexpr size_t kFlashSinkBinding = 11;
 
 // Packed builds (shaders/attn/attn_pack.glsl): the one pack of a case, and
 // the spec constants of its members' word offsets.
@@ -55,17 +60,6 @@ void resolve_attn_params(Params& p, double default_scale) {
   if (!p.has("scale")) p.set("scale", default_scale);
   if (!std::isfinite(p.f("scale"))) throw CaseRejected(fmt::format("scale={} must be finite", p.f("scale")));
   resolve_attn_mask_params(p);
-  {
-    // What the kernels run so far (issue 44): naive's score pass takes the
-    // mask; softcap, sink logits and flash are the reference's and the cost
-    // model's only.
-    if (p.impl() == "flash" && AttnMask(p).on()) {
-      throw CaseRejected("window, chunk, sink_tokens: the flash kernel does not run them yet (naive does)");
-    }
-    if ((p.has("softcap") && p.f("softcap") > 0) || (p.has("sink_logits") && p.b("sink_logits"))) {
-      throw CaseRejected("softcap and sink_logits: no kernel runs them yet");
-    }
-  }
   const int64_t dim = p.i("dim");
   if (p.impl() == "flash" && dim > kFlashMaxHeadDim) {
     throw CaseRejected(fmt::format("dim={} exceeds the flash kernel's largest head dim {} (each invocation holds "
@@ -252,17 +246,20 @@ uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const
     return tiles * (1 + staging + (t.keys + 3) / 4);
   }
   const uint64_t rows = hooks.per_invocation + t.row_slots * hooks.per_row;
-  if (plan.direct) return rows + 1 + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loops (visible, masked)
+  // flash_main.glsl's loop over the runs of keys (sink keys, two far
+  // sides, local keys): at most 4 iterations.
+  const uint64_t runs = 4;
+  if (plan.direct) return rows + runs + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loops
   // Per tile: the tile loop, the staging loop (chunks of one part spread
   // over the workgroup; each stages every part), the fold loop over the
-  // tile's keys. The keys every row sees and those the causal mask may hide
-  // are two ranges, and far ranges (ATTN_FAR_SCORE_TERM) two more, each
-  // ending in a partial tile at worst; then the loop over the two far sides.
-  const uint64_t tiles = (keys + t.keys - 1) / t.keys + 1 + (plan.cpu_far_ranges() ? 2 : 0);
+  // tile's keys. The sink keys and the local keys are two runs, and far
+  // ranges (ATTN_FAR_SCORE_TERM) two more, each ending in a partial tile at
+  // worst; the local run's tiles are cut where the per-element test starts
+  // and stops, two partial tiles more.
+  const uint64_t tiles = (keys + t.keys - 1) / t.keys + 3 + (plan.cpu_far_ranges() ? 2 : 0);
   const uint64_t d4 = t.d4;
   const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
-  const uint64_t sides = plan.cpu_far_ranges() ? 2 : 0;
-  return rows + sides + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
+  return rows + runs + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
 }
 
 AttnCase::AttnCase(const Params& p) : shape_(p), flash_(p.impl() == "flash") {}
@@ -421,7 +418,10 @@ bool AttnCase::needs_packing(const Recorder& rec, const Dispatch& d) {
 }
 
 void AttnCase::pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const {
-  if (!needs_packing(rec, d)) return;
+  if (needs_packing(rec, d)) pack(d, unpacked_bindings, m);
+}
+
+void AttnCase::pack(Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const {
   const TensorLayout layout = tensor_layout(tensors());
   auto words = [&](const std::string& name) {
     return name.empty() ? 0u : static_cast<uint32_t>(layout.at(name).offset / 4);
@@ -488,6 +488,11 @@ void AttnCase::add_mask_constants(Dispatch& d) const {
   d.constant_at(kMaskConstant, "MASK_WINDOW", static_cast<uint32_t>(m.window()))
       .constant_at(kMaskConstant + 1, "MASK_CHUNK", static_cast<uint32_t>(m.chunk()))
       .constant_at(kMaskConstant + 2, "MASK_SINKS", static_cast<uint32_t>(m.sink_tokens()));
+  const float cap = static_cast<float>(shape_.softcap.cap());
+  uint32_t cap_bits;
+  std::memcpy(&cap_bits, &cap, 4);
+  d.constant_at(kMaskConstant + 3, "MASK_SOFTCAP", cap_bits)
+      .constant_at(kMaskConstant + 4, "MASK_SINK_LOGITS", shape_.sink_logits ? 1u : 0u);
 }
 
 FlashHookLoops AttnCase::term_loops() const {
@@ -623,8 +628,16 @@ void AttnCase::record_naive(Recorder& rec) const {
     rec.barrier();
 
     PushConstants mp;
-    mp.u32(static_cast<uint32_t>(n * s.seq)).u32(static_cast<uint32_t>(s.kv_seq));
-    Dispatch softmax = grid_dispatch(rec, "attn_softmax", {"scores"}, n * s.seq, mp, 3 * key_loops);
+    mp.u32(static_cast<uint32_t>(n * s.seq))
+        .u32(static_cast<uint32_t>(s.kv_seq))
+        .u32(static_cast<uint32_t>(s.heads))
+        .u32(static_cast<uint32_t>(s.seq))
+        .u32(static_cast<uint32_t>(s0));
+    // sink_logits: the sinks build, sinks[h] in each row's denominator.
+    Dispatch softmax =
+        grid_dispatch(rec, s.sink_logits ? "attn_softmax_sinks" : "attn_softmax",
+                      s.sink_logits ? std::vector<std::string>{"scores", "sinks"} : std::vector<std::string>{"scores"},
+                      n * s.seq, mp, 3 * key_loops);
     softmax.constant("VEC4", vec4_m ? 1 : 0);
     rec.dispatch(softmax);
     rec.barrier();
@@ -710,6 +723,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
       .constant(gpu ? "LANES" : "ROWS", gpu ? tiles.lanes : tiles.row_slots)
       .constant("DIRECT", f.direct ? 1u : 0u);
   if (in.own_terms) add_term_constants(d);
+  add_mask_constants(d);
   if (!gpu) {
     const RelFarDistances far = flash_far_for_tiles(s, f, tiles);
     d.constant_at(kTileShuffleConstant, "TILE_SHUFFLE", tiles.tile_shuffle)
@@ -719,10 +733,25 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
         .constant_at(kGroupConstant, "GROUP", static_cast<uint32_t>(s.group()));
   }
   d.push = push;
-  if (!gpu && in.own_terms && texel_build_fits(rec, d)) {
+  // sink_logits (MASK_SINK_LOGITS, add_mask_constants): sinks at binding
+  // kFlashSinkBinding of the ordinary build (mask.glsl), which declares it
+  // in every case: without sinks, v is bound there (never read). The packed
+  // and texel builds have no such binding.
+  if (!s.sink_logits && !gpu && in.own_terms && texel_build_fits(rec, d)) {
     d.shader += "_texel";
   } else {
-    pack_if_needed(rec, d, 3, {"o", "part_ml", "part_acc", extras});
+    Dispatch ordinary = d;
+    if (ordinary.buffers.size() > kFlashSinkBinding) throw std::logic_error(d.shader + ": bindings reach the sinks'");
+    ordinary.buffers.resize(kFlashSinkBinding, "v");
+    ordinary.buffers.push_back(s.sink_logits ? "sinks" : "v");
+    if (!needs_packing(rec, ordinary)) {
+      d = std::move(ordinary);
+    } else if (s.sink_logits) {
+      throw Unsupported(fmt::format("sink_logits: the flash kernel binds {} storage buffers, this device allows {}",
+                                    ordinary.buffers.size(), rec.limits().max_per_stage_descriptor_storage_buffers));
+    } else {
+      pack(d, 3, {"o", "part_ml", "part_acc", extras});
+    }
   }
   // Staged slots by head: each head's rows padded to a multiple of the slots.
   const int64_t grid_rows =

@@ -319,6 +319,9 @@ class AttnCase : public Case {
   // Whether `d` binds more storage buffers than the device allows a stage.
   static bool needs_packing(const Recorder& rec, const Dispatch& d);
   void pack_if_needed(Recorder& rec, Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
+  // The packed build without the test (the flash kernel's ordinary build
+  // binds the sinks' binding too, which the packed build has not).
+  void pack(Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
   // Whether the CPU kernel's unpacked dispatch `d` can run its texel build:
   // the terms name texel tensors (AttnTerm::flash_cpu_texel_tensors), vec4
   // rows are whole texels (D % 4 == 0) and the device binds each tensor as
