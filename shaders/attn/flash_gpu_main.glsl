@@ -97,7 +97,12 @@ void gpu_fold4(uint kv_row0, uint k0, uint kend, uint slot0, uint nslot) {
   }
   [[unroll]] for (uint i = 0; i < GPU_SCORE_PARTS; ++i) sp[i] = gpu_reduce(sp[i]);
   vec4 s;
-  [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
+  [[unroll]] for (uint kn = 0; kn < 4; ++kn) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    const uint kk = 3 - kn;  // the term sees the four keys from the last
+#else
+    const uint kk = kn;
+#endif
     const uint kpos = k0 + kk;
     s[kk] = ATTN_MASKED;
     if (kpos < kend && (pc.causal == 0 || kpos <= gpu_qpos)) {
@@ -105,6 +110,9 @@ void gpu_fold4(uint kv_row0, uint k0, uint kend, uint slot0, uint nslot) {
       s[kk] = GPU_SCORE(sp, kk);
 #else
       s[kk] = sp[0][kk];
+#endif
+#ifdef ATTN_CONTENT_TERM
+      s[kk] += ATTN_CONTENT_TERM(0, sp[0][kk]);
 #endif
 #ifdef ATTN_SCORE_TERM
       s[kk] += ATTN_SCORE_TERM(0, gpu_h, gpu_qpos, kpos);
@@ -236,6 +244,23 @@ void main() {
   gpu_m = ATTN_MASKED;
   gpu_l = 0.0;
 
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  // Keys from the last to the first: groups of four from the last group
+  // down, tiles from the last (partial) one down.
+  if (DIRECT) {
+    for (uint j = (pc.keys_per_split + 3) / 4 * 4; j > 0; j -= 4) gpu_fold4(kv_row0, kb + j - 4, ke, 0, 1);
+  } else {
+    const uint tiles = ke > kb ? (ke - kb + BC - 1) / BC : 0;
+    for (uint tix = tiles; tix > 0; --tix) {
+      const uint t0 = kb + (tix - 1) * BC;
+      const uint n = min(BC, ke - t0);
+      barrier();  // the previous tile is no longer read
+      gpu_stage(kv_row0, t0, n);
+      barrier();
+      for (uint jn = (n + 3) / 4 * 4; jn > 0; jn -= 4) gpu_fold4(kv_row0, t0 + jn - 4, t0 + n, jn - 4, n);
+    }
+  }
+#else
   if (DIRECT) {
     // A trip count uniform over the workgroup; keys past ke are masked.
     for (uint j = 0; j < pc.keys_per_split; j += 4) gpu_fold4(kv_row0, kb + j, ke, 0, 1);
@@ -248,6 +273,7 @@ void main() {
       for (uint jt = 0; jt < n; jt += 4) gpu_fold4(kv_row0, t0 + jt, t0 + n, jt, n);
     }
   }
+#endif
 
   if (row >= rows || (DIRECT && split >= pc.splits)) return;
   gpu_store(qrow, split);

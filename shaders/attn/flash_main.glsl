@@ -74,6 +74,9 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
     // >= 1, past a causal cut).
     if (!masked || far || kpos <= attn_qpos[r]) {
       s = dots[r];
+#ifdef ATTN_CONTENT_TERM
+      s += ATTN_CONTENT_TERM(r, dots[r]);
+#endif
 #ifdef ATTN_FAR_SCORE_TERM
       s += far ? ATTN_FAR_SCORE_TERM(r, kpos) : ATTN_SCORE_TERM(r, attn_h[r], attn_qpos[r], kpos);
 #elif defined(ATTN_SCORE_TERM)
@@ -108,7 +111,14 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
 // row slot (far, masked: see attn_fold_key). The range is the same in the
 // whole workgroup (the barriers).
 void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool masked) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  // Tiles from the last (the partial one, if any) to the first.
+  const uint tiles = k1 > k0 ? (k1 - k0 + BC - 1) / BC : 0;
+  for (uint tix = tiles; tix > 0; --tix) {
+    const uint t0 = k0 + (tix - 1) * BC;
+#else
   for (uint t0 = k0; t0 < k1; t0 += BC) {
+#endif
     const uint n = min(BC, k1 - t0);
     barrier();  // the previous tile is no longer read
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
@@ -135,7 +145,12 @@ void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool
 #endif
     }
     barrier();
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    for (uint jn = n; jn > 0; --jn) {
+      const uint jt = jn - 1;
+#else
     for (uint jt = 0; jt < n; ++jt) {
+#endif
       attn_read_tile_key(jt);
       attn_fold_key(t0 + jt, far, masked);
     }
@@ -150,8 +165,13 @@ void attn_fold_staged_near(uint kv_row0, uint k0, uint k1, uint kvis) {
   ATTN_NEAR_BEGIN(k0);
 #endif
   const uint k = clamp(kvis, k0, k1);
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  attn_fold_staged(kv_row0, k, k1, false, true);
+  attn_fold_staged(kv_row0, k0, k, false, false);
+#else
   attn_fold_staged(kv_row0, k0, k, false, false);
   attn_fold_staged(kv_row0, k, k1, false, true);
+#endif
 }
 
 #ifdef ATTN_FAR_SCORE_TERM
@@ -279,6 +299,16 @@ void main() {
 #endif
 
   if (DIRECT) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    for (uint kn = ke; kn > kvis; --kn) {
+      attn_load_key(kv_row0, kn - 1);
+      attn_fold_key(kn - 1, false, true);
+    }
+    for (uint kn = kvis; kn > kb; --kn) {
+      attn_load_key(kv_row0, kn - 1);
+      attn_fold_key(kn - 1, false, false);
+    }
+#else
     for (uint kpos = kb; kpos < kvis; ++kpos) {
       attn_load_key(kv_row0, kpos);
       attn_fold_key(kpos, false, false);
@@ -287,6 +317,7 @@ void main() {
       attn_load_key(kv_row0, kpos);
       attn_fold_key(kpos, false, true);
     }
+#endif
   } else {
 #ifdef ATTN_FAR_SCORE_TERM
     // Keys FAR_LEFT or more before every row of the workgroup (side 0) or
