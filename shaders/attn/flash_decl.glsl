@@ -55,6 +55,14 @@
 //   ATTN_SCORE_TERM(r, h, qpos, kpos) float added to scale * q.k of a visible key (scaled by
 //                                     the hook where it should be); attn_q_chunk(r, c) is
 //                                     the q row, not scaled
+//   ATTN_CONTENT_TERM(r, content)     float added to a visible key's score, given its content
+//                                     score scale q.k (CoPE: the gate's argument); called for
+//                                     each slot's visible keys in the kernel's key order
+//   ATTN_KEYS_LAST_TO_FIRST           (define before this include) keys are folded from the
+//                                     last to the first (tiles and keys within a tile, both
+//                                     modes), so running state over keys is a suffix sum
+//                                     (CoPE); the host plans one key split
+//                                     (AttnTerm::flash_one_key_split)
 //   ATTN_VALUE_TERM(r, h, qpos, kpos, c)  vec4 added to v's chunk c, weighted like v
 //   ATTN_KEY_FOLDED(r, kpos, s, w, alpha, far)  per (slot, key) after the online-softmax step
 //                                     (far: the key is in a far range, see ATTN_FAR_BEGIN):

@@ -21,6 +21,10 @@
 // Hooks (all optional; a row is one slot, r = 0):
 //   ATTN_ROW_STATE(r, h, qpos)         once per row: per-row scalars (ALiBi's slope, T5's base)
 //   ATTN_SCORE_TERM(r, h, qpos, kpos)  float added to a visible key's reduced score
+//   ATTN_CONTENT_TERM(r, content)      as flash_decl.glsl's (after the reduction, each group
+//                                      of four keys in the kernel's key order)
+//   ATTN_KEYS_LAST_TO_FIRST            as flash_decl.glsl's (groups of four and tiles from
+//                                      the last down)
 //   GPU_Q_CHUNK(c, x, base, qpos)      q chunk c (row at element base) as it is loaded,
 //                                      before scaling (RoPE, XL's q + u)
 //   GPU_K_CHUNK(kpos, c, x, base)      k chunk c as it is staged or loaded (RoPE)

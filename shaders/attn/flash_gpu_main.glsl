@@ -100,7 +100,12 @@ void gpu_fold4(uint kv_row0, uint k0, uint kend, uint slot0, uint nslot) {
   }
   [[unroll]] for (uint i = 0; i < GPU_SCORE_PARTS; ++i) sp[i] = gpu_reduce(sp[i]);
   vec4 s;
-  [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
+  [[unroll]] for (uint kn = 0; kn < 4; ++kn) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    const uint kk = 3 - kn;  // the term sees the four keys from the last
+#else
+    const uint kk = kn;
+#endif
     const uint kpos = k0 + kk;
     s[kk] = ATTN_MASKED;
     if (kpos < kend && attn_mask_visible(gpu_qpos, kpos)) {
@@ -113,6 +118,11 @@ void gpu_fold4(uint kv_row0, uint k0, uint kend, uint slot0, uint nslot) {
       s[kk] = ATTN_MODIFIED_SCORE(t, ATTN_SCORE_TERM(0, gpu_h, gpu_qpos, kpos));
 #else
       s[kk] = attn_softcap(t);
+#endif
+#ifdef ATTN_CONTENT_TERM
+      // CoPE's e_ij: a position term after the cap; its gate reads the
+      // uncapped content score.
+      s[kk] += ATTN_CONTENT_TERM(0, sp[0][kk]);
 #endif
     }
   }
@@ -255,6 +265,23 @@ void main() {
   gpu_m = sink ? attn_sink_logit(gpu_h) : ATTN_MASKED;
   gpu_l = sink ? 1.0 : 0.0;
 
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  // Keys from the last to the first: groups of four from the last group
+  // down, tiles from the last (partial) one down.
+  if (DIRECT) {
+    for (uint j = (pc.keys_per_split + 3) / 4 * 4; j > 0; j -= 4) gpu_fold4(kv_row0, kb + j - 4, ke, 0, 1);
+  } else {
+    const uint tiles = ke > kb ? (ke - kb + BC - 1) / BC : 0;
+    for (uint tix = tiles; tix > 0; --tix) {
+      const uint t0 = kb + (tix - 1) * BC;
+      const uint n = min(BC, ke - t0);
+      barrier();  // the previous tile is no longer read
+      gpu_stage(kv_row0, t0, n);
+      barrier();
+      for (uint jn = (n + 3) / 4 * 4; jn > 0; jn -= 4) gpu_fold4(kv_row0, t0 + jn - 4, t0 + n, jn - 4, n);
+    }
+  }
+#else
   if (DIRECT) {
     // A trip count uniform over the workgroup; keys past ke, and those the
     // mask hides, are masked (the clusters' splits differ, so no range is
@@ -267,6 +294,7 @@ void main() {
       gpu_fold_staged(kv_row0, run == 0 ? kb : kr.begin, run == 0 ? kr.sink_end : kr.end);
     }
   }
+#endif
 
   if (row >= rows || (DIRECT && split >= pc.splits)) return;
   gpu_store(qrow, split);

@@ -66,7 +66,14 @@ void attn_fold_key(uint kpos, const bool far, bool masked) {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     float s = ATTN_MASKED;
     // Only keys the mask may hide take the test (docs/lavapipe.md).
-    if (!masked || attn_key_visible(attn_qpos[r], kpos)) s = ATTN_MODIFIED_SCORE(dots[r], ATTN_TERM_AT(r, kpos, far));
+    if (!masked || attn_key_visible(attn_qpos[r], kpos)) {
+      s = ATTN_MODIFIED_SCORE(dots[r], ATTN_TERM_AT(r, kpos, far));
+#ifdef ATTN_CONTENT_TERM
+      // CoPE's e_ij: a position term after the cap; its gate reads the
+      // uncapped content score.
+      s += ATTN_CONTENT_TERM(r, dots[r]);
+#endif
+    }
     const float m_new = max(attn_m[r], s);
     alpha[r] = exp(attn_m[r] - m_new);
     w[r] = attn_weight(s, m_new);
@@ -89,7 +96,8 @@ void attn_fold_key(uint kpos, const bool far, bool masked) {
 #endif
 }
 
-// The keys [k0, k1) in order, of which [v0, v1) are seen by every row (no
+// The keys [k0, k1) in order (ATTN_KEYS_LAST_TO_FIRST, CoPE: from the
+// last to the first), of which [v0, v1) are seen by every row (no
 // per-element test; v0 = v1 = k0: every key tested). Staged: tile by tile,
 // the same range in the whole workgroup (the barriers), tiles cut at v0
 // and v1; a tile is tested unless it lies in [v0, v1), a flag uniform over
@@ -97,17 +105,31 @@ void attn_fold_key(uint kpos, const bool far, bool masked) {
 // Direct: the keys read from memory, each tested unless in [v0, v1).
 void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
   if (DIRECT) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    for (uint kn = k1; kn > k0; --kn) {
+      const uint kpos = kn - 1;
+#else
     for (uint kpos = k0; kpos < k1; ++kpos) {
+#endif
       attn_load_key(kv_row0, kpos);
       attn_fold_key(kpos, false, kpos < v0 || kpos >= v1);
     }
     return;
   }
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  for (uint t1 = k1; t1 > k0;) {
+    // A tile starts at v1 and at v0 too, so that exactly the keys outside
+    // [v0, v1) are tested.
+    const uint cut = t1 > v1 ? v1 : (t1 > v0 ? v0 : k0);
+    const uint n = min(BC, t1 - cut);
+    const uint t0 = t1 - n;
+#else
   for (uint t0 = k0; t0 < k1;) {
     // A tile ends at v0 and at v1 too, so that exactly the keys outside
     // [v0, v1) are tested.
     const uint cut = t0 < v0 ? v0 : (t0 < v1 ? v1 : k1);
     const uint n = min(BC, cut - t0);
+#endif
     const bool masked = t0 < v0 || t0 >= v1;
     barrier();  // the previous tile is no longer read
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
@@ -130,11 +152,20 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
       ATTN_STAGE_CHUNK(jt, c, t0 + jt, far);
     }
     barrier();
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    for (uint jn = n; jn > 0; --jn) {
+      const uint jt = jn - 1;
+#else
     for (uint jt = 0; jt < n; ++jt) {
+#endif
       attn_read_tile_key(jt);
       attn_fold_key(t0 + jt, far, masked);
     }
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    t1 = t0;
+#else
     t0 += n;
+#endif
   }
 }
 
@@ -272,7 +303,12 @@ void main() {
   // (of the far band), those every row sees untested. One loop and one call
   // of each kind of fold: the fold body is compiled once (near) and once
   // more for far ranges, whatever the mask.
+  // ATTN_KEYS_LAST_TO_FIRST (CoPE) has run 3 alone: no far ranges (below)
+  // and no sink tokens (the host skips them for such a variant).
   uvec2 band = uvec2(kr.begin, kr.end);  // the local keys not in a far range
+#if defined(ATTN_KEYS_LAST_TO_FIRST) && defined(ATTN_FAR_SCORE_TERM)
+#error "ATTN_KEYS_LAST_TO_FIRST walks one run of keys: no far ranges"
+#endif
 #ifdef ATTN_FAR_SCORE_TERM
   if (attn_far_ranges()) band = attn_far_band(rows, group, kr.begin, kr.end);
   const uint first_run = MASK_SINKS > 0 ? 0 : 1;

@@ -42,13 +42,13 @@ SPEC_PARAM_KEYS = {
     "window", "chunk", "sink_tokens", "softcap", "sink_logits", "kind", "mlp_width", "fire_c", "fire_L", "eps",
     "npos", "cope_nodiv",
 }
-# Section 5 keys whose semantics (section 3's masks and modifiers, attn.cope) this
-# reference does not implement: a dump carrying one is refused rather than checked wrongly.
-UNCHECKED_PARAM_KEYS = {"window", "chunk", "sink_tokens", "softcap", "sink_logits", "npos", "cope_nodiv"}
+# Section 5 keys whose semantics (section 3's masks and modifiers) this reference does
+# not implement: a dump carrying one is refused rather than checked wrongly.
+UNCHECKED_PARAM_KEYS = {"window", "chunk", "sink_tokens", "softcap", "sink_logits"}
 SHAPE_KEYS = {"batch", "heads", "kv_heads", "seq", "kv_seq", "dim", "d_model", "causal", "dtype", "impl"}
-BOOL_KEYS = {"causal", "bidirectional", "truncate"}
+BOOL_KEYS = {"causal", "bidirectional", "truncate", "cope_nodiv"}
 STRING_KEYS = {"dtype", "impl", "kind", "layout", "style", "scaling", "positions", "mrope_section", "mrope_layout", "tensor"}
-INT_KEYS = {"padding_idx", "mlp_width", "fire_L"}
+INT_KEYS = {"padding_idx", "mlp_width", "fire_L", "npos"}
 
 ABS_KEYS = {"batch", "seq", "d_model", "dtype", "impl"}
 ROPE_KEYS = {"rotary_dim", "style", "base", "scaling", "factor", "max_pos", "orig_max_pos", "beta_fast",
@@ -395,6 +395,8 @@ VARIANTS = {
                        lambda p: {"w1": [p["mlp_width"]], "b1": [p["mlp_width"]], "w2": [p["heads"], p["mlp_width"]],
                                   "b2": [p["heads"]]},
                        ref.attn_fire, f32_tensors=["w1", "b1", "w2", "b2"]),
+    "attn.cope": _attn(["pos_emb"], {"npos", "cope_nodiv"}, lambda p: {"pos_emb": [p["npos"], p["dim"]]},
+                       ref.attn_cope),
     "attn.t5": _attn(["bias_table"], {"num_buckets", "max_distance", "bidirectional"}, _t5_table, ref.attn_t5),
     "attn.shaw": _attn(["rel_k", "rel_v"], {"max_rel"},
                        lambda p: {n: [2 * p["max_rel"] + 1, p["dim"]] for n in ("rel_k", "rel_v")}, ref.attn_shaw),

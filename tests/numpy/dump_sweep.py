@@ -94,6 +94,10 @@ EXTRA = {
     # FIRE: rows below fire_L (the per-distance table) and above it (the MLP per score); decode.
     "attn.fire": [{"causal": "1", "fire_L": "3", "mlp_width": "5"},
                   {"seq": "1", "kv_seq": "130", "causal": "1", "fire_L": "64"}],
+    # CoPE: npos 4 (most positions clamp) causal and not, both dtypes; decode over 130 keys (one
+    # key split: the suffix sums run over every key of the row) with cope_nodiv both ways.
+    "attn.cope": [{"npos": "4", "causal": "0,1", "dtype": "f32,f16"},
+                  {"seq": "1", "kv_seq": "130", "causal": "0,1", "cope_nodiv": "true,false", "dtype": "f32"}],
     "attn.t5": [{"seq": "4", "kv_seq": "40", "dtype": "f32"}],  # log buckets
     "attn.tupe": [{"seq": "4", "kv_seq": "40", "dtype": "f32"}],
     "attn.deberta": [{"seq": "4", "kv_seq": "40", "dtype": "f32", "position_buckets": "8",

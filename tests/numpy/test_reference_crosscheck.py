@@ -225,6 +225,17 @@ def loop_attention(variant, t, p, tile=3):
                 qv = q[b, h, i]
                 if variant == "attn.rope":
                     qv = loop_rope_vec(qv, loop_rope_pos(p, t, ip), p, M, t, "q")
+                if variant == "attn.cope":
+                    # Key by key from the row's last visible key down: the running sum of gates is
+                    # p's suffix sum; e interpolates q.pos_emb[f], q.pos_emb[f + 1] (clamped).
+                    cope_e, gsum, npos = {}, 0.0, t["pos_emb"].shape[0]
+                    for j in range(ip if p["causal"] else M - 1, -1, -1):
+                        gsum += 1.0 / (1.0 + math.exp(-scale * float(qv @ k[b, kh, j])))
+                        pj = min(gsum, npos - 1)
+                        f = int(math.floor(pj))
+                        lo = float(qv @ t["pos_emb"][f])
+                        hi = float(qv @ t["pos_emb"][min(f + 1, npos - 1)])
+                        cope_e[j] = lo + (pj - f) * (hi - lo)
                 m_run, l_run = -math.inf, 0.0
                 acc, acc_i = np.zeros(D), np.zeros(D)
                 for start in range(0, M, tile):
@@ -258,6 +269,8 @@ def loop_attention(variant, t, p, tile=3):
                                 s -= slopes[h] * ((ip - j) if p["causal"] else abs(ip - j))
                             if variant == "attn.tupe":
                                 s += scale * float(t["pq"][h, ip] @ t["pk"][h, j])
+                            if variant == "attn.cope":
+                                s += cope_e[j] * (1.0 if p["cope_nodiv"] else scale)
                             if variant in ("attn.t5", "attn.tupe"):
                                 bk = ref.t5_bucket(j - ip, p["bidirectional"], p["num_buckets"], p["max_distance"])
                                 s += t["bias_table"][bk, h]
@@ -369,6 +382,9 @@ def synthetic_cases():
             ("attn.deberta", dict(c, scale=1 / math.sqrt(18), position_buckets=8, max_relative_positions=16)),
             ("attn.tupe", dict(c, scale=1 / math.sqrt(12), num_buckets=16, max_distance=20, bidirectional=not causal)),
             ("attn.complex", dict(c, scale=1 / math.sqrt(12))),
+            # npos 4 against up to 12 keys: positions clamp and interpolate; both score forms.
+            ("attn.cope", dict(c, npos=4, cope_nodiv=causal)),
+            ("attn.cope", dict(c, npos=16, cope_nodiv=not causal)),
         ]
     return cases
 

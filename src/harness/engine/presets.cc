@@ -143,6 +143,9 @@ const std::vector<Preset>& presets() {
              {"attn.kerple", {{"kv_heads", {"2"}}, {"seq", {"128"}}, {"kv_seq", {"512"}}, {"dtype", {"f32"}}}},
              {"attn.fire",
               {{"kv_heads", {"2"}}, {"seq", {"1", "128"}}, {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"fire_L", {"64"}}}},
+             // Issue 47's CoPE: the same shape, f32, naive and flash (its
+             // f16 naive case below): one flash pipeline.
+             {"attn.cope", {{"kv_heads", {"2"}}, {"seq", {"128"}}, {"kv_seq", {"512"}}, {"dtype", {"f32"}}}},
              // The ODE integrates sequentially on one workgroup: keep it small.
              {"abs.floater", {{"seq", {"64", "256"}}, {"d_model", {"64"}}}}}},
            // Issue 43's forms, each at least once: YaRN with mscale
@@ -197,6 +200,10 @@ const std::vector<Preset>& presets() {
             {"flash"},
             {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
              {"kv_seq", {"512"}}, {"dtype", {"f32"}}, {"causal", {"1"}}, {"window", {"64"}}, {"softcap", {"0.5"}}}},
+           {{"attn.cope"},
+            {"naive"},
+            {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
+             {"kv_seq", {"512"}}, {"dtype", {"f16"}}}},
            // fairseq's sinusoid.
            {{"abs.sinusoidal"},
             {},

@@ -302,7 +302,17 @@ void AttnCase::plan() {
     f.cpu_far_left = far->left > s.kv_seq - 1 ? kRelFarNone : far->left;
     f.cpu_far_right = far->right > s.seq - 1 ? kRelFarNone : far->right;
   }
+  bool one_split = false;
+  for (const auto& term : terms_) one_split = one_split || term->flash_one_key_split();
   f.direct = rows <= kFlashDirectMaxRows;
+  if (one_split) {
+    // Every key of a row in one invocation (direct) or workgroup (staged);
+    // record_flash checks the loop budget for the device's tiles.
+    f.keys_per_split = f.direct ? s.kv_seq : ceil_div(s.kv_seq, kFlashMaxTileKeys) * kFlashMaxTileKeys;
+    f.splits = 1;
+    f.scratch_splits = 1;
+    return;
+  }
   if (f.direct) {
     f.scratch_splits = ceil_div(s.kv_seq, std::min(s.kv_seq, kFlashDirectSplitKeys));
     f.keys_per_split = std::min(s.kv_seq, f.direct_split_keys > 0 ? f.direct_split_keys : kFlashDirectSplitKeys);
@@ -532,6 +542,7 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
   std::vector<double> ks(static_cast<size_t>(M * D)), vs(static_cast<size_t>(M * D));
   int64_t slice = -1;
   std::vector<double> qrow(static_cast<size_t>(D)), score(static_cast<size_t>(M)), acc(static_cast<size_t>(D));
+  std::vector<double> content(static_cast<size_t>(M)), row_bias(static_cast<size_t>(M));
   for (const int64_t r : rows) {
     const int64_t i = r % s.seq, h = (r / s.seq) % s.heads, b = r / (s.seq * s.heads);
     const int64_t kvh = h / s.group();
@@ -554,15 +565,26 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
     // s = t + the position-only bias; the sink logit joins the denominator.
     double mx = sinks.empty() ? -INFINITY : sinks[static_cast<size_t>(h)];
     for (int64_t j = 0; j < M; ++j) {
-      if (!s.mask.visible(qpos, j)) {
+      const bool visible = s.mask.visible(qpos, j);
+      double dot = 0;
+      if (visible) {
+        const double* kr = &ks[static_cast<size_t>(j * D)];
+        for (int64_t c = 0; c < D; ++c) dot += qrow[static_cast<size_t>(c)] * kr[c];
+      }
+      content[static_cast<size_t>(j)] = visible ? s.scale * dot : -INFINITY;
+    }
+    std::fill(row_bias.begin(), row_bias.end(), 0.0);
+    if (terms.row_bias) terms.row_bias(h, qpos, qrow.data(), content.data(), row_bias.data());
+    for (int64_t j = 0; j < M; ++j) {
+      if (content[static_cast<size_t>(j)] == -INFINITY) {
         score[static_cast<size_t>(j)] = -INFINITY;
         continue;
       }
       const double* kr = &ks[static_cast<size_t>(j * D)];
-      double dot = 0;
-      for (int64_t c = 0; c < D; ++c) dot += qrow[static_cast<size_t>(c)] * kr[c];
-      const double t = s.softcap.apply(s.scale * dot + (terms.score ? terms.score(h, qpos, j, qrow.data(), kr) : 0.0));
-      const double sc = t + (terms.bias ? terms.bias(h, qpos, j, qrow.data(), kr) : 0.0);
+      const double t = s.softcap.apply(content[static_cast<size_t>(j)] +
+                                       (terms.score ? terms.score(h, qpos, j, qrow.data(), kr) : 0.0));
+      const double sc = t + row_bias[static_cast<size_t>(j)] +
+                        (terms.bias ? terms.bias(h, qpos, j, qrow.data(), kr) : 0.0);
       score[static_cast<size_t>(j)] = sc;
       mx = std::max(mx, sc);
     }
@@ -622,10 +644,16 @@ void AttnCase::record_naive(Recorder& rec) const {
     scores.constant("HEAD_DIM", static_cast<uint32_t>(s.dim)).constant("VEC4", vec4_d ? 1 : 0);
     add_term_constants(scores);
     add_mask_constants(scores);
+    for (const auto& term : terms_) {
+      if (term->caps_in_naive_rows()) scores.constant_at(kMaskConstant + 3, "MASK_SOFTCAP", 0u);
+    }
     scores.storage = qk.storage;
     pack_if_needed(rec, scores, 2, {"scores", "", "", extras});
     rec.dispatch(scores);
     rec.barrier();
+    bool rows_pass = false;
+    for (const auto& term : terms_) rows_pass = term->record_naive_rows(rec, s0, n) || rows_pass;
+    if (rows_pass) rec.barrier();
 
     PushConstants mp;
     mp.u32(static_cast<uint32_t>(n * s.seq))
@@ -691,7 +719,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   // GPU decode, untuned: fewer, longer splits than the CPU's (within the
   // scratch, which holds the CPU plan's).
   FlashPlan f = flash_plan_;
-  if (!dev.cpu && f.direct && f.direct_split_keys == 0) {
+  if (!dev.cpu && f.direct && f.direct_split_keys == 0 && f.scratch_splits > 1) {
     f.keys_per_split = std::min(s.kv_seq, flash_gpu_direct_split_keys(s.kv_seq));
     f.splits = ceil_div(s.kv_seq, f.keys_per_split);
   }

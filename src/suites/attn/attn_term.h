@@ -37,6 +37,11 @@ struct AttnRefTerms {
   using Score = std::function<double(int64_t h, int64_t qpos, int64_t kpos, const double* q, const double* k)>;
   // Adds w * (the pair's value term) to acc[D].
   using Value = std::function<void(int64_t h, int64_t qpos, int64_t kpos, double w, double* acc)>;
+  // A position-only term that depends on the whole row (CoPE: key j's
+  // position sums the gates of keys j..last): given the row's uncapped
+  // content scores content[j] = scale q.k_j (-inf where j is not visible)
+  // and q, adds the term of each visible key to bias[j] (M doubles each).
+  using RowBias = std::function<void(int64_t h, int64_t qpos, const double* q, const double* content, double* bias)>;
 
   RowTransform q, k;
   Score score;
@@ -44,6 +49,7 @@ struct AttnRefTerms {
   // bias_table lookup): added after `softcap` caps the content score
   // (encodings.md, "Masks and modifiers"); `score` is capped with q.k.
   Score bias;
+  RowBias row_bias;  // at most one term's (added after softcap, as `bias`)
   Value value;
 
   void add_q(RowTransform f) { q = then(std::move(q), std::move(f)); }
@@ -113,6 +119,10 @@ class AttnTerm {
   virtual void push(PushConstants& push) const {}
   virtual std::vector<NamedConstant> spec_constants() const { return {}; }
   virtual FlashHookLoops flash_loops() const { return {}; }
+  // Flash: the term's state runs over a row's keys in the kernel's order
+  // (CoPE's suffix sums: ATTN_KEYS_LAST_TO_FIRST), so the plan keeps every
+  // row's keys in one split (no flash-decoding partials).
+  virtual bool flash_one_key_split() const { return false; }
   // CPU kernel, staged: vec4 chunks the term stages per key in shared memory
   // beside K and V (ATTN_STAGE_CHUNK); the planner fits the tile to them.
   virtual int64_t flash_cpu_staged_chunks() const { return 0; }
@@ -134,6 +144,15 @@ class AttnTerm {
   // (flash_main.glsl). Empty: the term is the same at every distance (e.g.
   // TUPE's dot, in ATTN_SCORES).
   virtual std::optional<RelFarDistances> flash_cpu_far() const { return std::nullopt; }
+  // Naive: dispatches between the score pass and the softmax over the
+  // score scratch `scores` ([slices, N, M], slices slice0.. of this pass)
+  // that turn whole rows of scores into the variant's (CoPE's suffix sums);
+  // true if it recorded any (the case adds the barrier after them).
+  virtual bool record_naive_rows(Recorder& rec, int64_t slice0, int64_t slices) const { return false; }
+  // Naive: true if those row passes apply `softcap` themselves (CoPE: its
+  // gates read the uncapped content score), so the score pass leaves the
+  // scores uncapped.
+  virtual bool caps_in_naive_rows() const { return false; }
   // Naive: tensors the first P.V pass's value term reads (after its three
   // buffers) and the loop iterations it adds per item.
   virtual std::vector<std::string> pv_bindings() const { return {}; }
