@@ -462,6 +462,34 @@ TEST(RopeForms, LlmPresetHasTheModelConfigurations) {
   }
 }
 
+// kernels (the spill gate's sweep) holds the forms whose pipelines differ
+// from plain RoPE's: M-RoPE in both layouts and xPos, in rope.apply and
+// attn.rope (naive and flash, decode and prefill), at D 64, 128 and 256 in
+// both dtypes, so that the navi21 baseline covers them.
+TEST(RopeForms, KernelsPresetHasTheNewFormsPipelines) {
+  const auto cases = expand_preset_sweep(SweepSpec{}, find_preset("kernels"));
+  std::set<std::string> seen;
+  for (const auto& pc : cases) {
+    const std::string id = pc.variant->id();
+    if (id != "rope.apply" && id != "attn.rope") continue;
+    std::string key = id + " " + form_of(pc) + " " + dtype_name(pc.params.dtype()) + " " +
+                      std::to_string(pc.params.i("dim"));
+    if (id == "attn.rope") key += " " + pc.params.impl() + (pc.params.i("seq") == 1 ? " decode" : " prefill");
+    seen.insert(key);
+  }
+  for (const char* form : {"none+mrope-chunked", "none+mrope-interleaved", "none+xpos"}) {
+    for (const char* dtype : {"f32", "f16"}) {
+      for (const char* dim : {"64", "128", "256"}) {
+        const std::string tail = std::string(form) + " " + dtype + " " + dim;
+        EXPECT_TRUE(seen.count("rope.apply " + tail)) << tail;
+        for (const char* mode : {"naive decode", "naive prefill", "flash decode", "flash prefill"}) {
+          EXPECT_TRUE(seen.count("attn.rope " + tail + " " + mode)) << tail << " " << mode;
+        }
+      }
+    }
+  }
+}
+
 // ---- on the device: rope.apply ---------------------------------------------
 
 struct Form {

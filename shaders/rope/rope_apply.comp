@@ -66,21 +66,42 @@ layout(push_constant) uniform Push {
   uint xpos_centre;                   // xPos: ceil(L / 2)
 } pc;
 
+// M-RoPE: the component (0 t, 1 h, 2 w) each lane's frequency t0 + q
+// reads, from compares only (interleaved: t % 3 once per item, then
+// counted on). The host's mrope_component, lane by lane.
+uvec4 mrope_lanes(uint t0) {
+  const uvec4 t = uvec4(t0) + uvec4(0, 1, 2, 3);
+  if (MROPE == 1) {
+    return uvec4(greaterThanEqual(t, uvec4(pc.mrope_s0))) + uvec4(greaterThanEqual(t, uvec4(pc.mrope_s0 + pc.mrope_s1)));
+  }
+  const uint m0 = t0 % 3;
+  uvec4 m = uvec4(m0) + uvec4(0, 1, 2, 3);
+  m = mix(m, m - 3, greaterThanEqual(m, uvec4(3)));  // m0 + q <= 5
+  const bvec4 h = bvec4(uvec4(equal(m, uvec4(1))) & uvec4(lessThan(t, uvec4(3 * pc.mrope_s1))));
+  const bvec4 w = bvec4(uvec4(equal(m, uvec4(2))) & uvec4(lessThan(t, uvec4(3 * pc.mrope_s2))));
+  return mix(mix(uvec4(0), uvec4(1), h), uvec4(2), w);
+}
+
 // cos and sin at token n's position, and of one step, for frequencies t0 ..
 // t0 + nf - 1 in lanes 0 .. nf - 1 (the rest 0); xPos's factor folded in.
+// M-RoPE: the token's three position components are loaded once (not per
+// lane) and each lane picks its own.
 void angles(uint n, uint t0, uint nf, out vec4 c, out vec4 s, out vec4 cw, out vec4 sw) {
   c = vec4(0);
   s = vec4(0);
   cw = vec4(0);
   sw = vec4(0);
+  uvec4 p = uvec4(pc.offset + n);
+  if (MROPE != 0) {
+    const uvec3 thw = uvec3(pos_ids[n], pos_ids[pc.seq + n], pos_ids[2 * pc.seq + n]);
+    const uvec4 comp = mrope_lanes(t0);
+    p = mix(mix(uvec4(thw.x), uvec4(thw.y), equal(comp, uvec4(1))), uvec4(thw.z), equal(comp, uvec4(2)));
+  }
   [[unroll]] for (uint q = 0; q < 4; ++q) {  // unrolled: constant lane indices
     if (q < nf) {
       const uint t = t0 + q;
-      const uint p = MROPE != 0
-          ? uint(pos_ids[mrope_component(t, MROPE == 2, pc.mrope_s0, pc.mrope_s1, pc.mrope_s2) * pc.seq + n])
-          : pc.offset + n;
-      const float a = phase_angle(p, freq[t]);
-      const float g = XPOS ? xpos_factor(t, pc.rotary_dim, float(int(p) - int(pc.xpos_centre)) * pc.xpos_rate) : 1.0;
+      const float a = phase_angle(p[q], freq[t]);
+      const float g = XPOS ? xpos_factor(t, pc.rotary_dim, float(int(p[q]) - int(pc.xpos_centre)) * pc.xpos_rate) : 1.0;
       c[q] = cos(a) * g;
       s[q] = sin(a) * g;
       if (BLOCK > 1) {

@@ -68,6 +68,27 @@ std::vector<PresetPart> mask_model_parts() {
   return parts;
 }
 
+// kernels: every variant at its shapes, then the rotary forms whose
+// pipelines differ from plain RoPE's (M-RoPE in both layouts and xPos:
+// specialization constants of rope_apply, attn_rope_qk and the flash
+// kernels), so that the spill gate's baseline holds them too. (YaRN's
+// variants and LongRoPE only change the host's frequency table.)
+std::vector<PresetPart> kernels_parts() {
+  const AxisSet shapes{{"batch", {"1"}}, {"heads", {"8"}}, {"dim", {"64", "128", "256"}}, {"seq", {"512"}},
+                       {"dtype", {"f32", "f16"}}};
+  const AxisSet attn{{"kv_heads", {"8", "2"}}, {"seq", {"512", "1"}}, {"kv_seq", {"4096"}}};
+  std::vector<PresetPart> parts{
+      {{"*"}, {}, shapes, {{"attn.*", attn}, {"abs.floater", {{"seq", {"64"}}, {"d_model", {"64"}}}}}}};
+  const AxisSet forms[] = {{{"positions", {"mrope"}}, {"mrope_layout", {"chunked", "interleaved"}}},
+                           {{"xpos_scale_base", {"512"}}}};
+  for (const AxisSet& form : forms) {
+    AxisSet rope = shapes;
+    for (const auto& [k, v] : form) rope[k] = v;
+    parts.push_back({{"rope.apply", "attn.rope"}, {}, rope, {{"attn.*", attn}}});
+  }
+  return parts;
+}
+
 // llm: its decoder shapes for every variant, then each model's RoPE
 // configuration (encodings.md section 2) in rope.apply at 8192 tokens and in
 // attn.rope flash, decode against 8192 keys and prefill at 2048 (GQA 32:8,
@@ -233,12 +254,16 @@ const std::vector<Preset>& presets() {
        llm_parts()},
       {"kernels",
        "every pipeline at the shapes a kernel engineer reads: attention at head dims 64, 128 and 256, MHA and GQA, "
-       "prefill (512 queries) and decode (1), 4096 keys, both dtypes; for --compile-only and the spill gate",
+       "prefill (512 queries) and decode (1), 4096 keys, both dtypes, and the rotary forms with kernels of their "
+       "own (M-RoPE, xPos); for --compile-only and the spill gate",
        {},
-       {{"batch", {"1"}}, {"heads", {"8"}}, {"dim", {"64", "128", "256"}}, {"seq", {"512"}}, {"dtype", {"f32", "f16"}}},
-       {{"attn.*", {{"kv_heads", {"8", "2"}}, {"seq", {"512", "1"}}, {"kv_seq", {"4096"}}}},
-        {"abs.floater", {{"seq", {"64"}}, {"d_model", {"64"}}}}},
-       0.1},
+       {},
+       {},
+       0.1,
+       /*f32_without_16bit_storage=*/false,
+       /*repetitions=*/0,
+       /*warmup_s=*/0,
+       kernels_parts()},
       {"mobile",
        "phone-sized models: few heads, short sequences, f16 (f32 where the device has no 16-bit storage)",
        {},
