@@ -48,12 +48,12 @@ void attn_load_key(uint kv_row0, uint kpos) {
 // Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot. far
 // is a constant after inlining: the key is in a far range of the
 // workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM replaces
-// ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked (uniform over the
-// workgroup when staged: a whole tile's): the mask may hide the key from
-// some slot (a tile that straddles a boundary of the mask: main's
-// attn_key_ranges); else every slot sees it. One copy serves both, so the
-// kernel carries one fold body, not one per kind of range.
-void attn_fold_key(uint kpos, const bool far, bool masked) {
+// ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked, a constant too:
+// the mask may hide the key from some slot (a tile that straddles a
+// boundary of the mask: main's attn_key_ranges); else every slot sees it.
+// The kernel carries one fold body per (far, masked) it uses, not one per
+// kind of range.
+void attn_fold_key(uint kpos, const bool far, const bool masked) {
   float dots[ROWS];
   ATTN_SCORES(kpos, dots);
   // After the dots: DeBERTa's window updated before them kept more values
@@ -96,23 +96,58 @@ void attn_fold_key(uint kpos, const bool far, bool masked) {
 #endif
 }
 
+// Staged: folds the staged tile's keys [t0, t0 + n) in the kernel's key
+// order. far and masked are constants after inlining: the keys every row
+// sees fold in a loop of their own, without the mask's test. (The test in
+// the loop, taken or not, made nope's key loop spill on a Zen 5 host: 25-35%
+// slower, docs/lavapipe.md.)
+void attn_fold_tile(uint t0, uint n, const bool far, const bool masked) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  for (uint jn = n; jn > 0; --jn) {
+    const uint jt = jn - 1;
+#else
+  for (uint jt = 0; jt < n; ++jt) {
+#endif
+    attn_read_tile_key(jt);
+    attn_fold_key(t0 + jt, far, masked);
+  }
+}
+
+// Direct: folds the keys [k0, k1), read from memory, in the kernel's key
+// order (masked: as attn_fold_tile).
+void attn_fold_direct(uint kv_row0, uint k0, uint k1, const bool masked) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  for (uint kn = k1; kn > k0; --kn) {
+    const uint kpos = kn - 1;
+#else
+  for (uint kpos = k0; kpos < k1; ++kpos) {
+#endif
+    attn_load_key(kv_row0, kpos);
+    attn_fold_key(kpos, false, masked);
+  }
+}
+
 // The keys [k0, k1) in order (ATTN_KEYS_LAST_TO_FIRST, CoPE: from the
 // last to the first), of which [v0, v1) are seen by every row (no
 // per-element test; v0 = v1 = k0: every key tested). Staged: tile by tile,
 // the same range in the whole workgroup (the barriers), tiles cut at v0
 // and v1; a tile is tested unless it lies in [v0, v1), a flag uniform over
-// the workgroup.
-// Direct: the keys read from memory, each tested unless in [v0, v1).
+// the workgroup that picks one of two loops. Direct: the three pieces
+// [k0, v0), [v0, v1) and [v1, k1), the middle one untested.
 void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
   if (DIRECT) {
+    // One loop over the pieces, so that each kind of fold is compiled once.
+    [[dont_unroll]] for (uint p = 0; p < 3; ++p) {
 #ifdef ATTN_KEYS_LAST_TO_FIRST
-    for (uint kn = k1; kn > k0; --kn) {
-      const uint kpos = kn - 1;
+      const uint a = p == 0 ? v1 : (p == 1 ? v0 : k0), b = p == 0 ? k1 : (p == 1 ? v1 : v0);
 #else
-    for (uint kpos = k0; kpos < k1; ++kpos) {
+      const uint a = p == 0 ? k0 : (p == 1 ? v0 : v1), b = p == 0 ? v0 : (p == 1 ? v1 : k1);
 #endif
-      attn_load_key(kv_row0, kpos);
-      attn_fold_key(kpos, false, kpos < v0 || kpos >= v1);
+      if (p == 1) {
+        attn_fold_direct(kv_row0, a, b, false);
+      } else {
+        attn_fold_direct(kv_row0, a, b, true);
+      }
     }
     return;
   }
@@ -130,7 +165,6 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
     const uint cut = t0 < v0 ? v0 : (t0 < v1 ? v1 : k1);
     const uint n = min(BC, cut - t0);
 #endif
-    const bool masked = t0 < v0 || t0 >= v1;
     barrier();  // the previous tile is no longer read
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
       const uint jt = e / D4P, c = e - jt * D4P;
@@ -152,14 +186,10 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
       ATTN_STAGE_CHUNK(jt, c, t0 + jt, far);
     }
     barrier();
-#ifdef ATTN_KEYS_LAST_TO_FIRST
-    for (uint jn = n; jn > 0; --jn) {
-      const uint jt = jn - 1;
-#else
-    for (uint jt = 0; jt < n; ++jt) {
-#endif
-      attn_read_tile_key(jt);
-      attn_fold_key(t0 + jt, far, masked);
+    if (t0 < v0 || t0 >= v1) {
+      attn_fold_tile(t0, n, far, true);
+    } else {
+      attn_fold_tile(t0, n, far, false);
     }
 #ifdef ATTN_KEYS_LAST_TO_FIRST
     t1 = t0;

@@ -249,7 +249,8 @@ uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const
   // flash_main.glsl's loop over the runs of keys (sink keys, two far
   // sides, local keys): at most 4 iterations.
   const uint64_t runs = 4;
-  if (plan.direct) return rows + runs + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loops
+  // Direct: each run's keys in three pieces (tested, untested, tested).
+  if (plan.direct) return rows + runs * 4 + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loops
   // Per tile: the tile loop, the staging loop (chunks of one part spread
   // over the workgroup; each stages every part), the fold loop over the
   // tile's keys. The sink keys and the local keys are two runs, and far
