@@ -33,10 +33,6 @@ std::string joined_impls() {
 }
 
 // tests/data/cope_facts.py's case: B 1, H 2, Hkv 1, N 3, M 5, D 2, npos 3.
-const std::vector<std::vector<std::vector<double>>> kQ{{{0.5, -1.0}, {0.25, 0.75}, {-0.5, 0.5}},
-                                                       {{1.0, 0.25}, {-0.75, -0.25}, {0.0, 1.0}}};
-const std::vector<std::vector<double>> kK{{1.0, 0.0}, {0.5, 0.5}, {-1.0, 0.25}, {0.0, -0.5}, {0.75, 1.0}};
-const std::vector<std::vector<double>> kV{{1.0, 2.0}, {-1.0, 0.5}, {0.25, -2.0}, {3.0, 1.0}, {-0.5, -1.5}};
 const std::vector<std::vector<double>> kPos{{0.5, -0.25}, {-1.0, 0.75}, {0.25, 1.5}};
 
 // Printed by `python3 tests/data/cope_facts.py`: o [h][i][c] for
@@ -70,17 +66,7 @@ test::BuiltCase facts_case(const std::string& impl, bool causal, bool nodiv, con
                                           {"npos", "3"},
                                           {"causal", causal ? "1" : "0"},
                                           {"cope_nodiv", nodiv ? "1" : "0"}});
-  for (int64_t h = 0; h < 2; ++h) {
-    for (int64_t i = 0; i < 3; ++i) {
-      for (int64_t d = 0; d < 2; ++d) c.tensors.at("q").set((h * 3 + i) * 2 + d, kQ[h][i][d]);
-    }
-  }
-  for (int64_t j = 0; j < 5; ++j) {
-    for (int64_t d = 0; d < 2; ++d) {
-      c.tensors.at("k").set(j * 2 + d, kK[j][d]);
-      c.tensors.at("v").set(j * 2 + d, kV[j][d]);
-    }
-  }
+  test::fill_facts_qkv(c);
   for (int64_t t = 0; t < 3; ++t) {
     for (int64_t d = 0; d < 2; ++d) c.tensors.at("pos_emb").set(t * 2 + d, kPos[t][d]);
   }

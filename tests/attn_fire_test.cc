@@ -22,10 +22,6 @@ namespace {
 using Axes = std::map<std::string, std::string>;
 
 // tests/data/fire_facts.py's case.
-const std::vector<std::vector<std::vector<double>>> kQ{{{0.5, -1.0}, {0.25, 0.75}, {-0.5, 0.5}},
-                                                       {{1.0, 0.25}, {-0.75, -0.25}, {0.0, 1.0}}};
-const std::vector<std::vector<double>> kK{{1.0, 0.0}, {0.5, 0.5}, {-1.0, 0.25}, {0.0, -0.5}, {0.75, 1.0}};
-const std::vector<std::vector<double>> kV{{1.0, 2.0}, {-1.0, 0.5}, {0.25, -2.0}, {3.0, 1.0}, {-0.5, -1.5}};
 const std::vector<double> kW1{1.0, -0.5, 0.25}, kB1{0.0, 0.5, -0.125}, kW2{0.5, -1.0, 2.0, -0.25, 0.75, 1.0},
     kB2{0.125, -0.5};
 // Printed by `python3 tests/data/fire_facts.py`.
@@ -51,17 +47,7 @@ test::BuiltCase facts_case(const std::string& impl, const std::string& dtype = "
   set("b1", kB1);
   set("w2", kW2);
   set("b2", kB2);
-  for (int64_t h = 0; h < 2; ++h) {
-    for (int64_t i = 0; i < 3; ++i) {
-      for (int64_t d = 0; d < 2; ++d) c.tensors.at("q").set((h * 3 + i) * 2 + d, kQ[h][i][d]);
-    }
-  }
-  for (int64_t j = 0; j < 5; ++j) {
-    for (int64_t d = 0; d < 2; ++d) {
-      c.tensors.at("k").set(j * 2 + d, kK[j][d]);
-      c.tensors.at("v").set(j * 2 + d, kV[j][d]);
-    }
-  }
+  test::fill_facts_qkv(c);
   return c;
 }
 

@@ -20,10 +20,6 @@ namespace {
 using Axes = std::map<std::string, std::string>;
 
 // tests/data/kerple_facts.py's case: H 2 on Hkv 1, N 3, M 5, D 2, causal.
-const std::vector<std::vector<std::vector<double>>> kQ{{{0.5, -1.0}, {0.25, 0.75}, {-0.5, 0.5}},
-                                                       {{1.0, 0.25}, {-0.75, -0.25}, {0.0, 1.0}}};
-const std::vector<std::vector<double>> kK{{1.0, 0.0}, {0.5, 0.5}, {-1.0, 0.25}, {0.0, -0.5}, {0.75, 1.0}};
-const std::vector<std::vector<double>> kV{{1.0, 2.0}, {-1.0, 0.5}, {0.25, -2.0}, {3.0, 1.0}, {-0.5, -1.5}};
 struct Facts {
   std::vector<double> r1, r2, o;  // o [h][i][c]
 };
@@ -56,16 +52,8 @@ test::BuiltCase facts_case(const std::string& kind, const std::string& impl, con
   for (int64_t h = 0; h < 2; ++h) {
     c.tensors.at("r1").set(h, f.r1[static_cast<size_t>(h)]);
     c.tensors.at("r2").set(h, f.r2[static_cast<size_t>(h)]);
-    for (int64_t i = 0; i < 3; ++i) {
-      for (int64_t d = 0; d < 2; ++d) c.tensors.at("q").set((h * 3 + i) * 2 + d, kQ[h][i][d]);
-    }
   }
-  for (int64_t j = 0; j < 5; ++j) {
-    for (int64_t d = 0; d < 2; ++d) {
-      c.tensors.at("k").set(j * 2 + d, kK[j][d]);
-      c.tensors.at("v").set(j * 2 + d, kV[j][d]);
-    }
-  }
+  test::fill_facts_qkv(c);
   return c;
 }
 

@@ -82,4 +82,23 @@ inline void expect_differs_from_nope(const std::vector<std::string>& variants) {
   expect_no_validation_errors(before);
 }
 
+// The known-answer case of tests/data/{kerple,fire,cope}_facts.py: B 1, H 2
+// on Hkv 1, N 3, M 5, D 2; q [H][N][D], k and v [M][D] (the scripts' values).
+inline void fill_facts_qkv(BuiltCase& c) {
+  static const double q[2][3][2] = {{{0.5, -1.0}, {0.25, 0.75}, {-0.5, 0.5}}, {{1.0, 0.25}, {-0.75, -0.25}, {0.0, 1.0}}};
+  static const double k[5][2] = {{1.0, 0.0}, {0.5, 0.5}, {-1.0, 0.25}, {0.0, -0.5}, {0.75, 1.0}};
+  static const double v[5][2] = {{1.0, 2.0}, {-1.0, 0.5}, {0.25, -2.0}, {3.0, 1.0}, {-0.5, -1.5}};
+  for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t d = 0; d < 2; ++d) c.tensors.at("q").set((h * 3 + i) * 2 + d, q[h][i][d]);
+    }
+  }
+  for (int64_t j = 0; j < 5; ++j) {
+    for (int64_t d = 0; d < 2; ++d) {
+      c.tensors.at("k").set(j * 2 + d, k[j][d]);
+      c.tensors.at("v").set(j * 2 + d, v[j][d]);
+    }
+  }
+}
+
 }  // namespace pebench::test
