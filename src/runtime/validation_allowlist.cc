@@ -27,6 +27,15 @@ const std::vector<AllowedWarning>& validation_allowlist() {
       {"UNASSIGNED-BestPractices-CreatePipelinesLayout-KeepLayoutSmall",
        "[AMD] a layout past 13 DWORDs: push constants count a DWORD per 4 bytes, and a kernel's carry its shape "
        "and strides; a uniform buffer instead would take a binding where the Android baseline allows 4"},
+      {"UNASSIGNED-BestPractices-Pipeline-SortAndBind",
+       "[AMD, NVIDIA] 'bound twice in the frame': the layer's frame ends at vkQueuePresentKHR, and a compute "
+       "benchmark never presents, so every pipeline that a second command buffer binds (the validation run, "
+       "then the timed one) counts; a command buffer must bind its own pipelines, and passes that depend on "
+       "each other (naive attention's score, softmax and PV per group of slices) cannot be sorted"},
+      {"UNASSIGNED-BestPractices-CmdBuffer-highBarrierCount",
+       "[AMD] barriers counted per frame, which ends at vkQueuePresentKHR: without presents the count is "
+       "the process's, every case's uploads and passes together (seen under --emulate desktop-gpu, whose "
+       "staging copies add barriers); one command buffer's barriers are the passes' real dependencies"},
   };
   return list;
 }
