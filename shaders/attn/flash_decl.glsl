@@ -29,7 +29,8 @@
 //                                     base) and q transforms (direct mode only: RoPE,
 //                                     XL's q + u). Staged, keep row state to values
 //                                     loaded, not computed (the scale, below)
-//   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode)
+//   ATTN_K_ROW_TRANSFORM(kpos)        a k row loaded whole into attn_k[c] (direct mode; the
+//                                     texel build reads k and v as texels: flash_io.glsl)
 //   ATTN_K_STAGE_TRANSFORM(kpos, c, x, base)  one k chunk as it is staged (staged mode)
 //   ATTN_STAGE_CHUNK(jt, c, kpos, far)  staged mode, per chunk c of tile key jt (position
 //                                     kpos; far: a far range's tile) as K and V are staged:
@@ -68,7 +69,9 @@
 //                                     (far: the key is in a far range, see ATTN_FAR_BEGIN):
 //                                     score s (ATTN_MASKED if masked), weight w = e^(s-m),
 //                                     alpha rescales sums kept under the old max (per-distance
-//                                     weight sums: Shaw)
+//                                     weight sums: Shaw). Direct mode folds a block of keys
+//                                     at once: w is against the block's max, alpha comes
+//                                     with the block's first key and is 1 for the others
 //   ATTN_FAR_BEGIN(side)              staged, where the score term takes a simpler form from
 //                                     distances FAR_LEFT / FAR_RIGHT on (T5's last buckets,
 //                                     Shaw's clipped ends, DeBERTa's saturated idx): keys that

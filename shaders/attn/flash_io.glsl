@@ -8,10 +8,24 @@
 
 layout(std430, binding = 0) readonly buffer Q { STORAGE_T q[]; };
 layout(std430, binding = 0) readonly buffer QV { ATTN_CHUNK_T q_c[]; };
+#ifdef ATTN_TEXEL
+// The CPU kernel's texel build: k and v as storage texel buffers of vec4
+// texels in the storage dtype (attn_util.glsl, ATTN_TEXEL; the host's
+// AttnCase::texel_build_fits): llvmpipe fetches a texel for all lanes at
+// once, where a storage-buffer read at a different address in each lane is
+// a loop over the lanes (docs/lavapipe.md).
+layout(ATTN_TEXEL_FORMAT, binding = 1) readonly uniform imageBuffer k_texels;
+layout(ATTN_TEXEL_FORMAT, binding = 2) readonly uniform imageBuffer v_texels;
+#define ATTN_K_CHUNK(base, c) ATTN_LOAD_TEXEL(k_texels, base, c)
+#define ATTN_V_CHUNK(base, c) ATTN_LOAD_TEXEL(v_texels, base, c)
+#else
 layout(std430, binding = 1) readonly buffer K { STORAGE_T k[]; };
 layout(std430, binding = 1) readonly buffer KV { ATTN_CHUNK_T k_c[]; };
 layout(std430, binding = 2) readonly buffer V { STORAGE_T v[]; };
 layout(std430, binding = 2) readonly buffer VV { ATTN_CHUNK_T v_c[]; };
+#define ATTN_K_CHUNK(base, c) ATTN_LOAD_CHUNK(k, k_c, base, c)
+#define ATTN_V_CHUNK(base, c) ATTN_LOAD_CHUNK(v, v_c, base, c)
+#endif
 #include "attn/attn_pack.glsl"
 #ifdef ATTN_PACKED
 #define ATTN_PACK_BINDING 3

@@ -29,20 +29,32 @@
 #error "far ranges assume the workgroup's rows are consecutive (not ATTN_SLOTS_BY_HEAD)"
 #endif
 
-// Loads key row `kpos` of this kv head into attn_k / attn_v.
-void attn_load_key(uint kv_row0, uint kpos) {
+// Direct: loads the k row of key `kpos` of this kv head into attn_k (every
+// part) and applies the variant's transform.
+void attn_load_k(uint kv_row0, uint kpos) {
   const uint base = (kv_row0 + kpos) * HEAD_DIM;
   [[unroll]] for (uint c = 0; c < D4P; ++c) {
-    attn_k[c] = ATTN_LOAD_CHUNK(k, k_c, base, c);
-    attn_v[c] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+    attn_k[c] = ATTN_K_CHUNK(base, c);
 #if ATTN_PARTS > 1
-    ATTN_FOR_EXTRA_PARTS(p) {
-      attn_k[p * D4P + c] = ATTN_K_PART(p, base, c);
-      attn_v[p * D4P + c] = ATTN_V_PART(p, base, c);
-    }
+    ATTN_FOR_EXTRA_PARTS(p) attn_k[p * D4P + c] = ATTN_K_PART(p, base, c);
 #endif
   }
   ATTN_K_ROW_TRANSFORM(kpos);
+}
+
+// Direct: chunk c (of QW: part c / D4P) of the v row of key `kpos`.
+vec4 attn_load_v(uint kv_row0, uint kpos, uint c) {
+  const uint base = (kv_row0 + kpos) * HEAD_DIM;
+#if ATTN_PARTS > 1
+  if (c >= D4P) {
+    vec4 x = vec4(0.0);
+    ATTN_FOR_EXTRA_PARTS(p) {
+      if (c / D4P == p) x = ATTN_V_PART(p, base, c - p * D4P);
+    }
+    return x;
+  }
+#endif
+  return ATTN_V_CHUNK(base, c);
 }
 
 // Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot. far
@@ -113,18 +125,99 @@ void attn_fold_tile(uint t0, uint n, const bool far, const bool masked) {
   }
 }
 
+// Direct: keys fold DIRECT_BLOCK at a time. The block's scores come
+// first, key by key, with every per-key hook as in attn_fold_key; then one
+// online-softmax step for the block (one rescale of the accumulators
+// instead of one a key: alpha goes to the hooks with the block's first key,
+// 1 with the others, every weight against the block's max); then the v rows
+// chunk by chunk, each accumulator chunk read and written once a block.
+// Decode is bound by this loop on llvmpipe: folding a key at a time, the
+// accumulator's rescale and its trips through memory took more instructions
+// than the dots (docs/attention-kernels.md, "Decode").
+const uint DIRECT_BLOCK = 4;
+
+// Direct: folds the block of keys from kpos0 on in the kernel's key order
+// (ATTN_KEYS_LAST_TO_FIRST: kpos0, kpos0 - 1, ...); keys outside [k0, k1)
+// pad the last block: they read key kpos0, are masked and reach no hook
+// after their scores. masked: as attn_fold_key.
+void attn_fold_direct_block(uint kv_row0, uint kpos0, uint k0, uint k1, const bool masked) {
+  uint kp[DIRECT_BLOCK];
+  bool in_range[DIRECT_BLOCK];
+  float s[DIRECT_BLOCK * ROWS];  // key b, slot r at b * ROWS + r
+  [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+    in_range[b] = kpos0 >= k0 + b;
+    kp[b] = in_range[b] ? kpos0 - b : kpos0;
+#else
+    in_range[b] = kpos0 + b < k1;
+    kp[b] = in_range[b] ? kpos0 + b : kpos0;
+#endif
+    attn_load_k(kv_row0, kp[b]);
+    float dots[ROWS];
+    ATTN_SCORES(kp[b], dots);
+    ATTN_NEAR_KEY(kp[b]);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      float x = ATTN_MASKED;
+      if (!masked || attn_key_visible(attn_qpos[r], kp[b])) {
+        x = ATTN_MODIFIED_SCORE(dots[r], ATTN_TERM_AT(r, kp[b], false));
+#ifdef ATTN_CONTENT_TERM
+        if (in_range[b]) x += ATTN_CONTENT_TERM(r, dots[r]);
+#endif
+      }
+      s[b * ROWS + r] = in_range[b] ? x : ATTN_MASKED;
+    }
+  }
+  float w[DIRECT_BLOCK * ROWS], alpha[ROWS];
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    float m_new = attn_m[r];
+    [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) m_new = max(m_new, s[b * ROWS + r]);
+    alpha[r] = exp(attn_m[r] - m_new);
+    float l = attn_l[r] * alpha[r];
+    [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) {
+      w[b * ROWS + r] = attn_weight(s[b * ROWS + r], m_new);
+      l += w[b * ROWS + r];
+    }
+    attn_l[r] = l;
+    attn_m[r] = m_new;
+    // A padding key is not folded (it repeats a real key's position).
+    [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) {
+      if (b == 0 || in_range[b]) ATTN_KEY_FOLDED(r, kp[b], s[b * ROWS + r], w[b * ROWS + r], b == 0 ? alpha[r] : 1.0, false);
+    }
+  }
+  [[unroll]] for (uint c = 0; c < QW; ++c) {
+    vec4 vc[DIRECT_BLOCK];
+    [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) vc[b] = attn_load_v(kv_row0, kp[b], c);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      vec4 a = attn_acc[r * QW + c] * alpha[r];
+      [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) a += w[b * ROWS + r] * vc[b];
+      attn_acc[r * QW + c] = a;
+    }
+  }
+#ifdef ATTN_VALUE_TERM
+  [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      if (w[b * ROWS + r] != 0.0) {
+        [[unroll]] for (uint c = 0; c < D4P; ++c) {
+          attn_acc[r * QW + c] += w[b * ROWS + r] * ATTN_VALUE_TERM(r, attn_h[r], attn_qpos[r], kp[b], c);
+        }
+      }
+    }
+  }
+#endif
+}
+
 // Direct: folds the keys [k0, k1), read from memory, in the kernel's key
-// order (masked: as attn_fold_tile).
+// order, a block at a time (masked: as attn_fold_tile).
 void attn_fold_direct(uint kv_row0, uint k0, uint k1, const bool masked) {
 #ifdef ATTN_KEYS_LAST_TO_FIRST
-  for (uint kn = k1; kn > k0; --kn) {
-    const uint kpos = kn - 1;
-#else
-  for (uint kpos = k0; kpos < k1; ++kpos) {
-#endif
-    attn_load_key(kv_row0, kpos);
-    attn_fold_key(kpos, false, masked);
+  for (uint kn = k1; kn > k0; kn -= min(kn - k0, DIRECT_BLOCK)) {
+    attn_fold_direct_block(kv_row0, kn - 1, k0, k1, masked);
   }
+#else
+  for (uint kpos = k0; kpos < k1; kpos += DIRECT_BLOCK) {
+    attn_fold_direct_block(kv_row0, kpos, k0, k1, masked);
+  }
+#endif
 }
 
 // The keys [k0, k1) in order (ATTN_KEYS_LAST_TO_FIRST, CoPE: from the
@@ -169,7 +262,7 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
       const uint jt = e / D4P, c = e - jt * D4P;
       const uint base = (kv_row0 + t0 + jt) * HEAD_DIM;
-      vec4 kc = ATTN_LOAD_CHUNK(k, k_c, base, c);
+      vec4 kc = ATTN_K_CHUNK(base, c);
       kc = ATTN_K_STAGE_TRANSFORM(t0 + jt, c, kc, base);
 #if ATTN_PARTS > 1
       // Every part of the chunk: the staging loop's trip count does not grow.
@@ -182,7 +275,7 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
       const uint te = e;
 #endif
       attn_tile[te] = kc;
-      attn_tile[TILE_V0 + te] = ATTN_LOAD_CHUNK(v, v_c, base, c);
+      attn_tile[TILE_V0 + te] = ATTN_V_CHUNK(base, c);
       ATTN_STAGE_CHUNK(jt, c, t0 + jt, far);
     }
     barrier();

@@ -201,6 +201,13 @@ const std::vector<Preset>& presets() {
             {"naive"},
             {{"batch", {"1"}}, {"heads", {"4"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"128"}},
              {"kv_seq", {"512"}}, {"dtype", {"f16"}}, {"fire_L", {"64"}}}},
+           // Decode (issue 45): one query row against 4096 keys, GQA 8:2, so
+           // the gate watches the direct kernel (texel build, blocks of
+           // keys) in both dtypes; attn.rope's decode is in its parts above.
+           {{"attn.nope"},
+            {"flash"},
+            {{"batch", {"1"}}, {"heads", {"8"}}, {"kv_heads", {"2"}}, {"dim", {"64"}}, {"seq", {"1"}},
+             {"kv_seq", {"4096"}}, {"dtype", {"f32", "f16"}}, {"causal", {"1"}}}},
            // Each mask and modifier (issue 44) at a small shape, both impls,
            // f32: window + sink tokens, chunk, softcap, sink logits in
            // attn.nope, and ALiBi's bias after the cap with a window.

@@ -450,13 +450,19 @@ void AttnCase::pack(Dispatch& d, size_t unpacked_bindings, const PackMembers& m)
   for (uint32_t i = 0; i < 3 + kPackExtraConstants; ++i) d.spec_names.emplace_back(kPackConstant0 + i, kPackConstantNames[i]);
 }
 
-bool AttnCase::texel_build_fits(const Recorder& rec, const Dispatch& d) const {
+bool AttnCase::texel_build_fits(const Recorder& rec, const Dispatch& d, const FlashInputs& in, bool direct) const {
   std::vector<TexelTensor> texel;
-  for (const auto& term : terms_) {
-    for (auto& t : term->flash_cpu_texel_tensors()) texel.push_back(std::move(t));
+  if (in.own_terms) {
+    for (const auto& term : terms_) {
+      for (auto& t : term->flash_cpu_texel_tensors()) texel.push_back(std::move(t));
+    }
   }
+  if (texel.empty() && !direct) return false;
+  const TexelFormat kv = shape_.dtype == DType::kF16 ? TexelFormat::kRgba16f : TexelFormat::kRgba32f;
+  texel.push_back({in.k, kv});
+  texel.push_back({"v", kv});
   const DeviceLimits& limits = rec.limits();
-  if (texel.empty() || needs_packing(rec, d) || texel.size() > limits.max_per_stage_descriptor_storage_images ||
+  if (needs_packing(rec, d) || texel.size() > limits.max_per_stage_descriptor_storage_images ||
       limits.min_texel_buffer_offset_alignment == 0) {
     return false;
   }
@@ -766,7 +772,7 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   // kFlashSinkBinding of the ordinary build (mask.glsl), which declares it
   // in every case: without sinks, v is bound there (never read). The packed
   // and texel builds have no such binding.
-  if (!s.sink_logits && !gpu && in.own_terms && texel_build_fits(rec, d)) {
+  if (!s.sink_logits && !gpu && texel_build_fits(rec, d, in, f.direct)) {
     d.shader += "_texel";
   } else {
     Dispatch ordinary = d;

@@ -322,11 +322,13 @@ class AttnCase : public Case {
   // The packed build without the test (the flash kernel's ordinary build
   // binds the sinks' binding too, which the packed build has not).
   void pack(Dispatch& d, size_t unpacked_bindings, const PackMembers& m) const;
-  // Whether the CPU kernel's unpacked dispatch `d` can run its texel build:
-  // the terms name texel tensors (AttnTerm::flash_cpu_texel_tensors), vec4
-  // rows are whole texels (D % 4 == 0) and the device binds each tensor as
-  // a storage texel buffer of its format.
-  bool texel_build_fits(const Recorder& rec, const Dispatch& d) const;
+  // Whether the CPU kernel's unpacked dispatch `d` can run its texel build,
+  // which reads k and v (and the terms' texel tensors) as storage texel
+  // buffers: used in direct mode (decode) or where the terms name texel
+  // tensors (AttnTerm::flash_cpu_texel_tensors, `in.own_terms`); vec4 rows
+  // are whole texels (D % 4 == 0) and the device binds each tensor as a
+  // storage texel buffer of its format.
+  bool texel_build_fits(const Recorder& rec, const Dispatch& d, const FlashInputs& in, bool direct) const;
   void record_naive(Recorder& rec) const;
 
   // What the terms add, in order (see AttnTerm).
