@@ -35,7 +35,7 @@
 #   env: PEBENCH: the binary to bundle, taken as it is (default build/pebench,
 #        built first with scripts/build.sh when missing or older than a file
 #        under src/, shaders/, cmake/ or CMakeLists.txt);
-#        BUNDLE_MAX_MIB: the size limit of the folder (default 56)
+#        BUNDLE_MAX_MIB: the size limit of the folder (default 58)
 #
 # The folder is built in a temporary folder inside DESTDIR and renamed into
 # place, so running it again replaces the old bundle whole. Exit 0: made;
@@ -49,10 +49,13 @@ case ${1:-} in
   -*) echo "bundle: unknown option '$1'; $(usage)" >&2; exit 2 ;;
 esac
 (($# <= 1)) || { echo "bundle: one DESTDIR at most, got $#: $*; $(usage)" >&2; exit 2; }
-# 56, not issue 42's 40: since the results database (issue 48) pebench links
+# 58, not issue 42's 40: since the results database (issue 48) pebench links
 # libpq, whose own needs (GnuTLS, OpenSSL's libcrypto, Kerberos, LDAP, ...)
 # add about 15 MiB; 40 again needs the PostgreSQL client loaded on demand.
-max_mib=${BUNDLE_MAX_MIB:-56}
+# Issue 45's texel builds (one per CPU flash kernel and dtype, k and v read
+# as texels in decode) added 1.8 MB of SPIR-V to the binary: 56.3 MiB, so
+# the limit went from 56 to 58.
+max_mib=${BUNDLE_MAX_MIB:-58}
 [[ $max_mib =~ ^[0-9]+$ ]] || { echo "bundle: BUNDLE_MAX_MIB '$max_mib' is not a whole number of MiB" >&2; exit 2; }
 
 pebench=""
