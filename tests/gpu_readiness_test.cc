@@ -45,19 +45,25 @@ TEST(SpirvReflect, FlashKernelNamesItsSpecConstantsAndSizesItsWorkgroupFromConst
 }
 
 TEST(SpirvReflect, TexelBuildsDeclareTheirTexelBuffersInTheirFormats) {
-  // The CPU kernels' texel builds, bindings after q, k, v, o and the two
-  // partials (6): attn.xl's rk (its first extra) as vec4 texels of the
-  // storage dtype; attn.deberta's c2p and p2c (its fourth and fifth) as
-  // r32f in both builds. The plain builds declare none.
+  // The CPU kernels' texel builds read k and v (bindings 1 and 2) as vec4
+  // texels of the storage dtype (issue 45: decode), and, after q, k, v, o
+  // and the two partials (6): attn.xl's rk (its first extra) as vec4 texels
+  // of the storage dtype; attn.deberta's c2p and p2c (its fourth and fifth)
+  // as r32f in both builds. The plain builds declare none.
   using Texels = std::map<uint32_t, uint32_t>;
-  EXPECT_EQ(reflect("attn_flash_xl_texel").texel_buffers, (Texels{{6, kSpirvImageFormatRgba32f}}));
-  EXPECT_EQ(reflect("attn_flash_xl_texel", "f16").texel_buffers, (Texels{{6, kSpirvImageFormatRgba16f}}));
+  const uint32_t f32 = kSpirvImageFormatRgba32f, f16 = kSpirvImageFormatRgba16f;
+  EXPECT_EQ(reflect("attn_flash_nope_texel").texel_buffers, (Texels{{1, f32}, {2, f32}}));
+  EXPECT_EQ(reflect("attn_flash_nope_texel", "f16").texel_buffers, (Texels{{1, f16}, {2, f16}}));
+  EXPECT_EQ(reflect("attn_flash_xl_texel").texel_buffers, (Texels{{1, f32}, {2, f32}, {6, f32}}));
+  EXPECT_EQ(reflect("attn_flash_xl_texel", "f16").texel_buffers, (Texels{{1, f16}, {2, f16}, {6, f16}}));
   for (const char* build : {"f32", "f16"}) {
+    const uint32_t kv = std::string(build) == "f16" ? f16 : f32;
     EXPECT_EQ(reflect("attn_flash_deberta_texel", build).texel_buffers,
-              (Texels{{9, kSpirvImageFormatR32f}, {10, kSpirvImageFormatR32f}}));
+              (Texels{{1, kv}, {2, kv}, {9, kSpirvImageFormatR32f}, {10, kSpirvImageFormatR32f}}));
   }
   EXPECT_TRUE(reflect("attn_flash_xl").texel_buffers.empty());
   EXPECT_TRUE(reflect("attn_flash_deberta").texel_buffers.empty());
+  EXPECT_TRUE(reflect("attn_flash_nope").texel_buffers.empty());
   EXPECT_TRUE(reflect("attn_flash_nope").texel_buffers.empty());
 }
 
@@ -128,7 +134,9 @@ TEST(Pipeline, RecordsNamedSpecConstantsAndLocalSize) {
   ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
   ASSERT_FALSE(r.pipelines.empty());
   const PipelineRecord& p = r.pipelines.front();
-  EXPECT_EQ(p.shader, "attn_flash_nope");
+  // 16 query rows per kv head: direct mode, which on lavapipe runs the texel
+  // build (k and v as texels: issue 45).
+  EXPECT_EQ(p.shader, "attn_flash_nope_texel");
   EXPECT_EQ(p.storage, "f32");
   EXPECT_EQ(test::spec_constant(p, "HEAD_DIM"), 32u);
   EXPECT_EQ(p.local_size[0], p.spec_constants.front().second);  // local_size_x_id = 0
