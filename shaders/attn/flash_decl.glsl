@@ -164,8 +164,8 @@ vec4 attn_acc[ROWS * QW];
 // Per row slot: head, position i', running max m and sum l.
 uint attn_h[ROWS], attn_qpos[ROWS];
 float attn_m[ROWS], attn_l[ROWS];
-// The key being folded in, direct mode: its k (transformed) and v rows.
-vec4 attn_k[QW], attn_v[QW];
+// The key being folded in, direct mode: its k row (transformed).
+vec4 attn_k[QW];
 
 vec4 attn_q_chunk(uint r, uint c) { return attn_q[r * QW + c]; }
 
@@ -197,15 +197,16 @@ void attn_read_tile_key(uint jt) {
 // Staged: the key's v chunks, read after its scores (fewer registers live:
 // complex ran 30% faster than with both read at once).
 void attn_read_tile_values() {
-  if (DIRECT || TILE_SHUFFLE == 0) return;
+  if (TILE_SHUFFLE == 0) return;
   [[unroll]] for (uint g = 0; g < TILE_GROUPS; ++g) attn_vg[g] = attn_tile_group(TILE_V0 + attn_tile_at, QW, g);
 }
-// Chunk c of the key's k and v rows (c constant after unrolling): direct,
-// from attn_k / attn_v; staged, from the tile. Call them in uniform control
-// flow (the shuffles); attn_k_chunk_at reads the tile in any control flow.
+// Chunk c of the key's k row (c constant after unrolling): direct, from
+// attn_k; staged, from the tile; and of its v row, staged (direct mode reads
+// v in flash_main.glsl's block fold). Call them in uniform control flow (the
+// shuffles); attn_k_chunk_at reads the tile in any control flow.
 vec4 attn_k_chunk_at(uint c) { return DIRECT ? attn_k[c] : attn_tile[attn_tile_at + c]; }
 vec4 attn_k_chunk(uint c) { return DIRECT ? attn_k[c] : ATTN_TILE_CHUNK(attn_kg, attn_tile_at, c); }
-vec4 attn_v_chunk(uint c) { return DIRECT ? attn_v[c] : ATTN_TILE_CHUNK(attn_vg, TILE_V0 + attn_tile_at, c); }
+vec4 attn_v_chunk(uint c) { return ATTN_TILE_CHUNK(attn_vg, TILE_V0 + attn_tile_at, c); }
 
 // Staged, without ATTN_SLOTS_BY_HEAD: the positions i' of the workgroup's
 // first and last row, its ROWS * wg consecutive rows of the rows = G N of

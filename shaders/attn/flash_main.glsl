@@ -57,7 +57,35 @@ vec4 attn_load_v(uint kv_row0, uint kpos, uint c) {
   return ATTN_V_CHUNK(base, c);
 }
 
-// Folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot. far
+// Slot r's score for key kpos from its content score scale q.k (`dot`):
+// ATTN_MASKED where the mask hides the key, tested only where `masked` (a
+// constant after inlining: docs/lavapipe.md); `content` false leaves out
+// ATTN_CONTENT_TERM (a direct block's padding key).
+float attn_slot_score(uint r, uint kpos, float dot, const bool far, const bool masked, bool content) {
+  float s = ATTN_MASKED;
+  if (!masked || attn_key_visible(attn_qpos[r], kpos)) {
+    s = ATTN_MODIFIED_SCORE(dot, ATTN_TERM_AT(r, kpos, far));
+#ifdef ATTN_CONTENT_TERM
+    // CoPE's e_ij: a position term after the cap; its gate reads the
+    // uncapped content score.
+    if (content) s += ATTN_CONTENT_TERM(r, dot);
+#endif
+  }
+  return s;
+}
+
+// ATTN_VALUE_TERM of key kpos, weighted w, into slot r's accumulator.
+void attn_add_value_term(uint r, uint kpos, float w) {
+#ifdef ATTN_VALUE_TERM
+  if (w != 0.0) {
+    [[unroll]] for (uint c = 0; c < D4P; ++c) {
+      attn_acc[r * QW + c] += w * ATTN_VALUE_TERM(r, attn_h[r], attn_qpos[r], kpos, c);
+    }
+  }
+#endif
+}
+
+// Staged: folds key `kpos` (attn_k_chunk, attn_v_chunk) into every row slot. far
 // is a constant after inlining: the key is in a far range of the
 // workgroup's rows (ATTN_FAR_BEGIN), where ATTN_FAR_SCORE_TERM replaces
 // ATTN_SCORE_TERM and ATTN_KEY_FOLDED is told so. masked, a constant too:
@@ -76,16 +104,7 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
   // old max (1 when the max is unchanged, 0 when it was ATTN_MASKED).
   float w[ROWS], alpha[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-    float s = ATTN_MASKED;
-    // Only keys the mask may hide take the test (docs/lavapipe.md).
-    if (!masked || attn_key_visible(attn_qpos[r], kpos)) {
-      s = ATTN_MODIFIED_SCORE(dots[r], ATTN_TERM_AT(r, kpos, far));
-#ifdef ATTN_CONTENT_TERM
-      // CoPE's e_ij: a position term after the cap; its gate reads the
-      // uncapped content score.
-      s += ATTN_CONTENT_TERM(r, dots[r]);
-#endif
-    }
+    const float s = attn_slot_score(r, kpos, dots[r], far, masked, true);
     const float m_new = max(attn_m[r], s);
     alpha[r] = exp(attn_m[r] - m_new);
     w[r] = attn_weight(s, m_new);
@@ -97,15 +116,7 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
   [[unroll]] for (uint c = 0; c < QW; ++c) {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_acc[r * QW + c] = attn_acc[r * QW + c] * alpha[r] + w[r] * attn_v_chunk(c);
   }
-#ifdef ATTN_VALUE_TERM
-  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-    if (w[r] != 0.0) {
-      [[unroll]] for (uint c = 0; c < D4P; ++c) {
-        attn_acc[r * QW + c] += w[r] * ATTN_VALUE_TERM(r, attn_h[r], attn_qpos[r], kpos, c);
-      }
-    }
-  }
-#endif
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_add_value_term(r, kpos, w[r]);
 }
 
 // Staged: folds the staged tile's keys [t0, t0 + n) in the kernel's key
@@ -138,8 +149,9 @@ const uint DIRECT_BLOCK = 4;
 
 // Direct: folds the block of keys from kpos0 on in the kernel's key order
 // (ATTN_KEYS_LAST_TO_FIRST: kpos0, kpos0 - 1, ...); keys outside [k0, k1)
-// pad the last block: they read key kpos0, are masked and reach no hook
-// after their scores. masked: as attn_fold_key.
+// pad the last block: they read key kpos0, are masked, and reach none of
+// the hooks that keep state (ATTN_CONTENT_TERM, ATTN_KEY_FOLDED). masked: as
+// attn_fold_key. (ATTN_NEAR_KEY is staged only.)
 void attn_fold_direct_block(uint kv_row0, uint kpos0, uint k0, uint k1, const bool masked) {
   uint kp[DIRECT_BLOCK];
   bool in_range[DIRECT_BLOCK];
@@ -155,15 +167,8 @@ void attn_fold_direct_block(uint kv_row0, uint kpos0, uint k0, uint k1, const bo
     attn_load_k(kv_row0, kp[b]);
     float dots[ROWS];
     ATTN_SCORES(kp[b], dots);
-    ATTN_NEAR_KEY(kp[b]);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-      float x = ATTN_MASKED;
-      if (!masked || attn_key_visible(attn_qpos[r], kp[b])) {
-        x = ATTN_MODIFIED_SCORE(dots[r], ATTN_TERM_AT(r, kp[b], false));
-#ifdef ATTN_CONTENT_TERM
-        if (in_range[b]) x += ATTN_CONTENT_TERM(r, dots[r]);
-#endif
-      }
+      const float x = attn_slot_score(r, kp[b], dots[r], false, masked, in_range[b]);
       s[b * ROWS + r] = in_range[b] ? x : ATTN_MASKED;
     }
   }
@@ -181,7 +186,7 @@ void attn_fold_direct_block(uint kv_row0, uint kpos0, uint k0, uint k1, const bo
     attn_m[r] = m_new;
     // A padding key is not folded (it repeats a real key's position).
     [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) {
-      if (b == 0 || in_range[b]) ATTN_KEY_FOLDED(r, kp[b], s[b * ROWS + r], w[b * ROWS + r], b == 0 ? alpha[r] : 1.0, false);
+      if (in_range[b]) ATTN_KEY_FOLDED(r, kp[b], s[b * ROWS + r], w[b * ROWS + r], b == 0 ? alpha[r] : 1.0, false);
     }
   }
   [[unroll]] for (uint c = 0; c < QW; ++c) {
@@ -193,17 +198,9 @@ void attn_fold_direct_block(uint kv_row0, uint kpos0, uint k0, uint k1, const bo
       attn_acc[r * QW + c] = a;
     }
   }
-#ifdef ATTN_VALUE_TERM
   [[unroll]] for (uint b = 0; b < DIRECT_BLOCK; ++b) {
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-      if (w[b * ROWS + r] != 0.0) {
-        [[unroll]] for (uint c = 0; c < D4P; ++c) {
-          attn_acc[r * QW + c] += w[b * ROWS + r] * ATTN_VALUE_TERM(r, attn_h[r], attn_qpos[r], kp[b], c);
-        }
-      }
-    }
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_add_value_term(r, kp[b], w[b * ROWS + r]);
   }
-#endif
 }
 
 // Direct: folds the keys [k0, k1), read from memory, in the kernel's key
