@@ -128,10 +128,13 @@ TEST(FireGpu, ValidatesPrefillDecodeAndNNotM) {
   // decode 1 x 700 (every row past L); N = M = 300 in f32 (workgroups
   // straddling L 100, MHA). llvmpipe compiles the CPU kernel's unrolled MLP
   // per row slot slowly (about half a minute a pipeline on the 2-core VM),
-  // hence the small matrix; EveryVariant runs the table path (L 512).
+  // hence the small matrix; EveryVariant runs the table path (L 512). The
+  // MHA shape has a sink logit: without one, a bias constant for the head
+  // (b2, or the CPU kernel's folded gamma) cancels in the softmax, and no
+  // output would show it wrong.
   for (const Axes& shape : {Axes{{"seq", "37"}, {"kv_seq", "50"}, {"kv_heads", "2"}, {"fire_L", "20"}},
                             Axes{{"seq", "1"}, {"kv_seq", "700"}, {"kv_heads", "2"}, {"fire_L", "20"}},
-                            Axes{{"seq", "300"}, {"kv_heads", "8"}, {"dim", "32"}, {"fire_L", "100"}, {"dtype", "f32"}}}) {
+                            Axes{{"seq", "300"}, {"kv_heads", "8"}, {"dim", "32"}, {"fire_L", "100"}, {"dtype", "f32"}, {"sink_logits", "true"}}}) {
     Axes axes = kMatrix;
     for (const auto& [k, v] : shape) axes[k] = v;
     test::expect_all_validate("attn.fire", axes, shape.count("dtype") ? 2 : 4);

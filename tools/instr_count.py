@@ -50,6 +50,7 @@ CASES = {
     "attn.nope/naive": "--variant attn.nope --impl naive --seq 128 --heads 2 --dim 64 --causal true",
     "attn.alibi/flash": "--variant attn.alibi --impl flash --seq 128 --heads 2 --dim 64 --causal true",
     "attn.t5/flash": "--variant attn.t5 --impl flash --seq 128 --heads 2 --dim 64 --causal true",
+    "attn.fire/flash": "--variant attn.fire --impl flash --seq 128 --heads 2 --dim 64 --causal true",
 }
 COMMON = ("--dtype f32 --batch 1 --benchmark_min_time=0.001 --benchmark_repetitions=1 "
           "--no-validate --no-peak --quiet")

@@ -9,7 +9,8 @@
 // each have their own normaliser, so no two of them share a u: the MLP runs
 // per score there (one log and 3W operations, W = FIRE_WIDTH unrolled), its
 // weights from fire_mlp [w1 W | b1 W | w2 H W | b2 H] (attn_fire_pack.comp).
-// The CPU kernel runs the MLP per score for every row (below).
+// The CPU kernel runs the MLP per score for every row, and shares the log
+// between the row slots along diagonals (below).
 // Extra bindings 0 (fire_table) and 1 (fire_mlp); push: fire_c, fire_L, eps.
 #ifndef PEBENCH_ATTN_FIRE_HOOKS_GLSL
 #define PEBENCH_ATTN_FIRE_HOOKS_GLSL
@@ -19,7 +20,6 @@ layout(std430, binding = ATTN_EXTRA_BINDING(1)) readonly buffer FireMlp { float 
 layout(constant_id = 6) const uint FIRE_WIDTH = 32;  // mlp_width W
 
 float fire_inv[ATTN_ROW_SLOTS];  // 1 / (ln(1 + c max(i', L)) + eps) of each row slot
-float fire_qf[ATTN_ROW_SLOTS];   // i' as a float (exact below 2^24)
 
 float fire_w(uint i) { return fire_mlp[ATTN_EXTRA_OFF(1, 4u) + i]; }
 
@@ -30,44 +30,77 @@ float fire_w(uint i) { return fire_mlp[ATTN_EXTRA_OFF(1, 4u) + i]; }
 // loads a score in front of it, FIRE ran 18x nope (N = M = 2048, L 512). So
 // here every row runs the MLP per score (rows below L too: the same
 // function), from weights each invocation loads once into private arrays,
-// and no load runs in the key loop. w2 and b2 are kept per slot head
-// (ATTN_SLOT_HEADS: one where the workgroup's rows share a head), not per
-// slot: with ROWS copies of w2 live across the key loop (8 x 32 floats at
-// D 64) llvmpipe took ~30 s to compile each pipeline.
-float fire_w1[FIRE_WIDTH], fire_b1[FIRE_WIDTH];
-float fire_w2[ATTN_SLOT_HEADS * FIRE_WIDTH], fire_b2[ATTN_SLOT_HEADS];
+// and no load runs in the key loop. The per-head weights are kept per slot
+// head (ATTN_SLOT_HEADS: one where the workgroup's rows share a head), not
+// per slot: with ROWS copies of w2 live across the key loop (8 x 32 floats
+// at D 64) llvmpipe took ~30 s to compile each pipeline.
+//
+// Each hidden unit of the MLP of one scalar u is a ramp that starts at
+// beta = -b1 / w1 (docs/attention-kernels.md, "KERPLE and FIRE"):
+//   w1 > 0: w2 relu(w1 u + b1) = c max(u - beta, 0)                (c = w2 |w1|)
+//   w1 < 0: w2 relu(w1 u + b1) = c max(u - beta, 0) - c u + w2 b1
+//   w1 = 0: w2 relu(b1), a constant
+// so bias = alpha u + gamma + sum_k c_k max(u - beta_k, 0): a subtract, a max
+// with 0, a multiply and an add a unit per score instead of a multiply and an
+// add more. llvmpipe fuses no multiply-add (GLSL's fma() included), and its
+// max of two variables (max(u, beta)) adds a NaN test and a masked move, so
+// the max stays against 0. alpha, gamma and c are per slot head; beta is the
+// heads'. A unit whose |w1| is at most 1e-30 |b1| is taken as constant (its
+// beta could overflow; w1 u moves it by at most 1e-30 of b1 for 0 <= u <= 1).
+// ln(1 + c d) depends on the distance only, and the CPU kernel's staged MHA
+// tiles hold consecutive rows in a subgroup's lanes, so the per-distance
+// window of T5's table (near_window.glsl, T5's index j - i' + M - 1) carries
+// it: a key runs one log for all row slots (lane r the one slot r's lane 0
+// needs) instead of one a slot, and shuffles the rest across lanes. The value
+// is the same float: d is an integer below 2^24 either way.
+float fire_log_at(uint i) { return log(1.0 + pc.fire_c * float(int(pc.kv_seq - 1u) - int(i))); }
+#define NEAR_TABLE(i) fire_log_at(i)
+#include "attn/near_window.glsl"
+
+float fire_beta[FIRE_WIDTH];
+float fire_cw[ATTN_SLOT_HEADS * FIRE_WIDTH], fire_alpha[ATTN_SLOT_HEADS], fire_gamma[ATTN_SLOT_HEADS];
+
+bool fire_flat(float w1, float b1) { return abs(w1) * 1e30 <= abs(b1); }
 
 float fire_eval_slot(uint r, float u) {
   const uint e = r % ATTN_SLOT_HEADS;
-  float acc = 0.0;
-  [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) acc += fire_w2[e * FIRE_WIDTH + k] * max(fire_w1[k] * u + fire_b1[k], 0.0);
-  return acc + fire_b2[e];
+  float acc = fire_alpha[e] * u + fire_gamma[e];
+  [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) acc += fire_cw[e * FIRE_WIDTH + k] * max(u - fire_beta[k], 0.0);
+  return acc;
 }
 
 void fire_row_state(uint r, uint h, uint qpos) {
-  fire_qf[r] = float(qpos);
+  near_base[r] = (pc.kv_seq - 1u) - qpos;
   fire_inv[r] = 1.0 / (log(1.0 + pc.fire_c * float(max(qpos, pc.fire_L))) + pc.fire_eps);
   if (r == 0) {
     [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) {
-      fire_w1[k] = fire_w(k);
-      fire_b1[k] = fire_w(FIRE_WIDTH + k);
+      const float w1 = fire_w(k), b1 = fire_w(FIRE_WIDTH + k);
+      fire_beta[k] = fire_flat(w1, b1) ? 0.0 : -b1 / w1;
     }
   }
   if (r < ATTN_SLOT_HEADS) {
-    [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) fire_w2[r * FIRE_WIDTH + k] = fire_w(2u * FIRE_WIDTH + h * FIRE_WIDTH + k);
-    fire_b2[r] = fire_w(2u * FIRE_WIDTH + pc.heads * FIRE_WIDTH + h);
+    float alpha = 0.0, gamma = fire_w(2u * FIRE_WIDTH + pc.heads * FIRE_WIDTH + h);
+    [[unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) {
+      const float w1 = fire_w(k), b1 = fire_w(FIRE_WIDTH + k), w2 = fire_w(2u * FIRE_WIDTH + h * FIRE_WIDTH + k);
+      const bool constant = fire_flat(w1, b1);
+      const float c = constant ? 0.0 : w2 * abs(w1);
+      gamma += constant ? w2 * max(b1, 0.0) : (w1 < 0.0 ? w2 * b1 : 0.0);
+      alpha -= w1 < 0.0 ? c : 0.0;
+      fire_cw[r * FIRE_WIDTH + k] = c;
+    }
+    fire_alpha[r] = alpha;
+    fire_gamma[r] = gamma;
   }
 }
 
-float fire_bias(uint r, uint h, uint qpos, uint kpos) {
-  const float u = log(1.0 + pc.fire_c * (fire_qf[r] - float(kpos))) * fire_inv[r];
-  return fire_eval_slot(r, u);
-}
+float fire_bias(uint r, uint h, uint qpos, uint kpos) { return fire_eval_slot(r, near_entry(r, kpos) * fire_inv[r]); }
 #else
 // GPU kernel and naive: rows below L read the per-distance table, the rest
 // run the MLP per score with the weights read from fire_mlp (cached).
 #define NEAR_TABLE(i) fire_table[ATTN_EXTRA_OFF(0, 4u) + (i)]
 #include "attn/near_window.glsl"
+
+float fire_qf[ATTN_ROW_SLOTS];  // i' as a float (exact below 2^24)
 
 // The MLP at u for head h, in the order attn_fire_table.comp uses.
 float fire_eval(uint h, float u) {

@@ -8,6 +8,8 @@
 // Kernels (fire_hooks.glsl): rows with i' < L share the normaliser, so their
 // bias depends on (h, d) only and a pre-pass runs the MLP once per (head,
 // distance) into fire_table [H, M+N-1]; rows with i' >= L run it per score.
+// The CPU flash kernel runs it per score for every row, each hidden unit as
+// a ramp c max(u - beta, 0), and shares ln(1 + c d) along diagonals.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -100,14 +102,18 @@ class FireBias : public AttnTerm {
     // L > 0), and ~8 roundings (c as f32, c d, 1 + x, the reciprocal, the
     // product): du <= 2 2^-21 / n + 8u. Each hidden unit errs by
     // |w1| du + 4u, weighted by |w2| <= 1/sqrt(W) over W units; the sum of W
-    // + 1 terms rounds by (W + 1) u B.
+    // + 1 terms rounds by (W + 1) u B. The CPU flash kernel sums the same
+    // function as alpha u + gamma + sum c max(u - beta, 0) (fire_hooks.glsl):
+    // each of its terms is within a few roundings of |w2| (|w1| + |b1|), and
+    // gamma and alpha are sums of W of them, so its sums round by at most
+    // 2 (W + 2) u B; the model takes that larger bound for every kernel.
     const double u = std::ldexp(1.0, -24);
     const double W = static_cast<double>(width_);
     const double B = 2 * std::sqrt(W) + 1 / std::sqrt(W);
     const double n = std::log1p(c_ * static_cast<double>(std::max<int64_t>(L_, 1))) + eps_;
     const double du = 2 * std::ldexp(1.0, -21) / n + 8 * u;
     TermError err;
-    err.abs = std::sqrt(W) * (du + 4 * u) + (W + 1) * u * B + u * (s_before + B);
+    err.abs = std::sqrt(W) * (du + 4 * u) + 2 * (W + 2) * u * B + u * (s_before + B);
     err.reach = B;
     err.model = fmt::format("(MLP W={} du {:.2g}, |b| <= {:.3g})", width_, du, B);
     return err;
