@@ -144,7 +144,7 @@ TEST(AttnMaskGpu, PackedBuildsTakeMasksAndRefuseSinkLogits) {
 // only its ranges, so it validates: the staged kernel (40 rows) and the
 // direct one (decode). (The GPU kernel's direct mode tests such keys
 // instead of skipping them: flash_gpu_main.glsl.)
-void expect_unseen_keys_unread(const std::string& variant, const Axes& axes) {
+void expect_unseen_keys_unread(const std::string& variant, const Axes& axes, GpuContext* on = nullptr) {
   auto c = test::build_case(variant, axes);
   const auto& shape = dynamic_cast<const AttnCase&>(*c.impl).shape();
   int64_t poisoned = 0;
@@ -168,7 +168,7 @@ void expect_unseen_keys_unread(const std::string& variant, const Axes& axes) {
     const auto& row = ref.outputs().at(0).rows.at(r);
     want.insert(want.end(), row.begin(), row.end());
   }
-  const std::vector<double> got = test::run_on_gpu(c, "o");
+  const std::vector<double> got = test::run_on_gpu(c, "o", on);
   EXPECT_LE(test::nmse(got, want), 4 * c.impl->tolerance().nmse);
 }
 
@@ -206,6 +206,22 @@ TEST(AttnMaskGpu, FlashReadsNoKeyOutsideItsRanges) {
                                {"dim", "32"},
                                {"causal", "1"},
                                {"chunk", "128"}});
+  }
+}
+
+// The GPU kernel's decode (direct: a cluster per key split) reads only the
+// keys in its split's ranges, with a trip count uniform over the workgroup:
+// the longest range of its clusters' splits, the shorter ranges' extra keys
+// masked and read from the row's own position. K and V are NaN at every
+// unseen key, so one read of them would show.
+TEST(AttnMaskGpu, GpuPlanDecodeReadsNoKeyOutsideItsRanges) {
+  GpuContext& desktop = test::gpu_as("desktop-gpu");
+  for (const char* variant : {"attn.nope", "attn.alibi", "attn.t5"}) {
+    SCOPED_TRACE(variant);
+    const Axes decode{{"impl", "flash"}, {"heads", "2"}, {"kv_heads", "1"}, {"seq", "1"},
+                      {"kv_seq", "700"}, {"dim", "64"},  {"causal", "1"}};
+    expect_unseen_keys_unread(variant, with(decode, {{"window", "16"}, {"sink_tokens", "3"}}), &desktop);
+    expect_unseen_keys_unread(variant, with(decode, {{"chunk", "128"}}), &desktop);
   }
 }
 

@@ -272,21 +272,22 @@ namespace {
 // Records a case's dispatches into one command buffer on the test device.
 class TestRecorder : public Recorder {
  public:
-  TestRecorder(CommandBuffer& cmd, DType storage, const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
-      : cmd_(cmd), storage_(storage), buffers_(buffers) {}
-  const DeviceLimits& limits() const override { return gpu().info().limits; }
-  const SubgroupInfo& subgroup() const override { return gpu().info().subgroup; }
-  const DeviceFeatures& enabled() const override { return gpu().device().enabled(); }
-  const LaunchPlanner& launch() const override { return gpu().launch(); }
+  TestRecorder(GpuContext& ctx, CommandBuffer& cmd, DType storage,
+               const std::map<std::string, std::unique_ptr<Buffer>>& buffers)
+      : ctx_(ctx), cmd_(cmd), storage_(storage), buffers_(buffers) {}
+  const DeviceLimits& limits() const override { return ctx_.info().limits; }
+  const SubgroupInfo& subgroup() const override { return ctx_.info().subgroup; }
+  const DeviceFeatures& enabled() const override { return ctx_.device().enabled(); }
+  const LaunchPlanner& launch() const override { return ctx_.launch(); }
   void dispatch(const Dispatch& d) override {
     PipelineDesc desc;
     desc.buffer_count = static_cast<uint32_t>(d.buffers.size());
     desc.push_constant_bytes = static_cast<uint32_t>(d.push.words().size() * 4);
     desc.spec_constants = d.spec_constants;
-    const ComputePipeline& pipeline = gpu().pipeline(d.shader, d.storage.value_or(storage_), desc);
+    const ComputePipeline& pipeline = ctx_.pipeline(d.shader, d.storage.value_or(storage_), desc);
     std::vector<const Buffer*> bound;
     for (const auto& name : d.buffers) bound.push_back(buffers_.at(name).get());
-    pools_.push_back(DescriptorPool::Create(gpu().device(), 1, 16).value());
+    pools_.push_back(DescriptorPool::Create(ctx_.device(), 1, 16).value());
     cmd_.bind(pipeline, pools_.back()->allocate(pipeline, bound).value());
     cmd_.push_constants(pipeline, d.push.words().data(), desc.push_constant_bytes);
     cmd_.dispatch(d.groups[0], d.groups[1], d.groups[2]);
@@ -294,6 +295,7 @@ class TestRecorder : public Recorder {
   void barrier() override { cmd_.compute_barrier(); }
 
  private:
+  GpuContext& ctx_;
   CommandBuffer& cmd_;
   DType storage_;
   const std::map<std::string, std::unique_ptr<Buffer>>& buffers_;
@@ -302,8 +304,9 @@ class TestRecorder : public Recorder {
 
 }  // namespace
 
-std::vector<double> run_on_gpu(const BuiltCase& c, const std::string& output) {
-  Device& dev = gpu().device();
+std::vector<double> run_on_gpu(const BuiltCase& c, const std::string& output, GpuContext* on) {
+  GpuContext& ctx = on ? *on : gpu();
+  Device& dev = ctx.device();
   std::map<std::string, std::unique_ptr<Buffer>> buffers;
   for (const auto& t : c.impl->tensors()) {
     buffers[t.name] = Buffer::Create(dev, t.bytes(), MemoryUse::kDevice).value();
@@ -314,7 +317,7 @@ std::vector<double> run_on_gpu(const BuiltCase& c, const std::string& output) {
   }
   auto cmd = CommandBuffer::Create(dev).value();
   EXPECT_TRUE(cmd->begin().ok());
-  TestRecorder rec(*cmd, c.params.dtype(), buffers);
+  TestRecorder rec(ctx, *cmd, c.params.dtype(), buffers);
   c.impl->record(rec);
   EXPECT_TRUE(cmd->end().ok());
   EXPECT_TRUE(cmd->submit_and_wait().ok());

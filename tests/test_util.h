@@ -82,8 +82,9 @@ void set_all(HostTensor& t, F f) {
 
 // Runs a built case's dispatches once on the test device with its host
 // inputs (so two cases can be fed the same tensors) and returns `output`, or
-// by default every output concatenated in tensor order (o, then oi).
-std::vector<double> run_on_gpu(const BuiltCase& c, const std::string& output = "");
+// by default every output concatenated in tensor order (o, then oi); `on`:
+// another context (gpu_as: a profile's plan), else gpu().
+std::vector<double> run_on_gpu(const BuiltCase& c, const std::string& output = "", GpuContext* on = nullptr);
 
 // sum (a - b)^2 / sum b^2 over two finite vectors of one size (fails the test
 // otherwise, or when b is all zero).

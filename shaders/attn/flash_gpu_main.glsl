@@ -10,8 +10,8 @@
 // online-softmax step (encodings.md section 0) takes all four, so the
 // reduction and the rescaling of the accumulator are paid once per four
 // keys. Direct (decode). Grid: x = query row, y = batch * kv head,
-// z * ROWS_WG + cluster = key split of keys_per_split keys read straight
-// from memory. Every loop that contains a reduction has a trip count that is
+// z * ROWS_WG + cluster = key split of keys_per_split keys, those in the
+// row's ranges (mask.glsl) read straight from memory. Every loop that contains a reduction has a trip count that is
 // uniform over the workgroup (masked keys instead of early exits), as the
 // shared-memory reduction's barriers need. Partials for attn_combine are laid
 // out as the CPU kernel's.
@@ -72,13 +72,16 @@ vec4 gpu_key_v(uint kv_row0, uint kpos, uint slot, uint p, uint c) {
 
 // Folds keys k0 .. k0 + 3 into the row; those at or past kend are masked.
 // Staged: key k0 + kk is tile slot slot0 + kk (of nslot); direct: read from
-// memory. Masked keys read a valid key (clamped) and weigh exactly 0.
+// memory. Masked keys read a valid key (clamped; direct: the row's own) and
+// weigh exactly 0.
 void gpu_fold4(uint kv_row0, uint k0, uint kend, uint slot0, uint nslot) {
   vec4 sp[GPU_SCORE_PARTS];
   [[unroll]] for (uint i = 0; i < GPU_SCORE_PARTS; ++i) sp[i] = vec4(0.0);
   uint kread[4], slot[4];
   [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
-    kread[kk] = min(k0 + kk, pc.kv_seq - 1);
+    // Direct: a key past kend reads the row's own key, which every mask
+    // shows, so no key outside the split's ranges is read.
+    kread[kk] = min(DIRECT && k0 + kk >= kend ? gpu_qpos : k0 + kk, pc.kv_seq - 1);
     slot[kk] = min(slot0 + kk, nslot - 1);
   }
   [[unroll]] for (uint t = 0; t < LC; ++t) {
@@ -226,6 +229,18 @@ void gpu_store(uint qrow, uint split) {
   }
 }
 
+// Direct: the most sink keys (x) and local keys (y) the row sees in any of
+// the splits first .. first + count - 1 (a workgroup's clusters').
+uvec2 gpu_direct_longest(uint first, uint count) {
+  uvec2 longest = uvec2(0);
+  for (uint c = 0; c < count; ++c) {
+    const uint kb = min(pc.kv_seq, (first + c) * pc.keys_per_split);
+    const AttnKeyRanges r = attn_key_ranges(gpu_qpos, gpu_qpos, kb, min(pc.kv_seq, kb + pc.keys_per_split));
+    longest = max(longest, uvec2(r.sink_end - kb, r.end - r.begin));
+  }
+  return longest;
+}
+
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint rows_wg = gl_WorkGroupSize.x / LANES;
@@ -246,10 +261,12 @@ void main() {
   const uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
   // Staged: the key ranges of the workgroup's rows (mask.glsl); the rows'
   // own tests (gpu_fold4) do the rest.
+  // Direct: the row's ranges in the cluster's own split.
   const uint first_row = min(gl_WorkGroupID.x * rows_wg, rows - 1);
   const uint last_row = min(rows, (gl_WorkGroupID.x + 1) * rows_wg) - 1;
   const AttnKeyRanges kr =
-      attn_key_ranges(first_row / group + pc.kv_seq - pc.seq, last_row / group + pc.kv_seq - pc.seq, kb, ke);
+      DIRECT ? attn_key_ranges(gpu_qpos, gpu_qpos, kb, ke)
+             : attn_key_ranges(first_row / group + pc.kv_seq - pc.seq, last_row / group + pc.kv_seq - pc.seq, kb, ke);
 
   const uint qrow = attn_q_row(gpu_h, i);
   gpu_load_q(qrow * HEAD_DIM);
@@ -283,10 +300,18 @@ void main() {
   }
 #else
   if (DIRECT) {
-    // A trip count uniform over the workgroup; keys past ke, and those the
-    // mask hides, are masked (the clusters' splits differ, so no range is
-    // skipped here).
-    for (uint j = 0; j < pc.keys_per_split; j += 4) gpu_fold4(kv_row0, kb + j, ke, 0, 1);
+    // Only the keys of the split's ranges: run 0 the sink keys, 1 the local
+    // ones (for one row they are all visible). The clusters' splits differ,
+    // and the trip count must be uniform over the workgroup (the
+    // reductions' barriers), so each run walks the longest of its clusters'
+    // ranges (gpu_direct_longest, the same in every lane) and a cluster's
+    // keys past its own range are masked.
+    const uvec2 longest = gpu_direct_longest(gl_WorkGroupID.z * rows_wg, rows_wg);
+    [[dont_unroll]] for (uint run = MASK_SINKS > 0 ? 0 : 1; run < 2; ++run) {
+      const uint a = run == 0 ? kb : kr.begin, b = run == 0 ? kr.sink_end : kr.end;
+      const uint n = run == 0 ? longest.x : longest.y;
+      for (uint j = 0; j < n; j += 4) gpu_fold4(kv_row0, a + j, b, 0, 1);
+    }
   } else {
     // Tiles wholly outside the ranges are skipped (sink keys first).
     // One call, so one copy of the fold: run 0 the sink keys, 1 the local.
