@@ -11,10 +11,10 @@
 // reduction and the rescaling of the accumulator are paid once per four
 // keys. Direct (decode). Grid: x = query row, y = batch * kv head,
 // z * ROWS_WG + cluster = key split of keys_per_split keys, those in the
-// row's ranges (mask.glsl) read straight from memory. Every loop that contains a reduction has a trip count that is
-// uniform over the workgroup (masked keys instead of early exits), as the
-// shared-memory reduction's barriers need. Partials for attn_combine are laid
-// out as the CPU kernel's.
+// row's ranges (mask.glsl) read straight from memory. Every loop that
+// contains a reduction has a trip count that is uniform over the workgroup
+// (masked keys instead of early exits), as the shared-memory reduction's
+// barriers need. Partials for attn_combine are laid out as the CPU kernel's.
 #ifndef PEBENCH_ATTN_FLASH_GPU_MAIN_GLSL
 #define PEBENCH_ATTN_FLASH_GPU_MAIN_GLSL
 
