@@ -152,6 +152,35 @@ TEST(FireGpu, GpuPlanValidatesUnderDesktopGpu) {
   }
 }
 
+// The CPU flash kernel runs the MLP per score and never reads fire_table, so
+// its plan records the pack without the table pass (in decode that pass cost
+// as much as the kernel's own MLPs); naive and the GPU kernel read the table
+// for rows below L. The shapes are the two tests' above (their pipelines).
+TEST(FireFlashPlan, OnlyKernelsThatReadTheTableGetItsPass) {
+  const auto shaders = [](const CaseResult& r) {
+    std::set<std::string> s;
+    for (const PipelineRecord& p : r.pipelines) s.insert(p.shader);
+    return s;
+  };
+  const auto lavapipe = test::run_cases("attn.fire", {{"impl", "naive,flash"}, {"dtype", "f32"}, {"heads", "8"},
+                                                      {"kv_heads", "2"}, {"seq", "1"}, {"kv_seq", "700"},
+                                                      {"fire_L", "20"}});
+  ASSERT_EQ(lavapipe.size(), 2u);
+  for (const CaseResult& r : lavapipe) {
+    ASSERT_EQ(r.status, CaseStatus::kOk) << r.impl << ": " << r.reason;
+    EXPECT_EQ(shaders(r).count("attn_fire_pack"), 1u) << r.impl;
+    EXPECT_EQ(shaders(r).count("attn_fire_table"), r.impl == "flash" ? 0u : 1u) << r.impl;
+  }
+  const auto desktop = test::run_cases("attn.fire", {{"impl", "flash"}, {"dtype", "f32"}, {"heads", "8"},
+                                                     {"kv_heads", "2"}, {"seq", "1"}, {"kv_seq", "300"},
+                                                     {"fire_L", "40"}},
+                                       {}, &test::gpu_as("desktop-gpu"));
+  ASSERT_EQ(desktop.size(), 1u);
+  ASSERT_EQ(desktop[0].status, CaseStatus::kOk) << desktop[0].reason;
+  EXPECT_EQ(shaders(desktop[0]).count("attn_fire_table"), 1u);
+  EXPECT_EQ(shaders(desktop[0]).count("attn_flash_gpu_fire"), 1u);
+}
+
 TEST(FireGpu, NaiveAndFlashAgreeOnTheSameInputs) {
   const uint64_t before = test::instance().validation_error_count();
   Axes axes{{"heads", "4"}, {"kv_heads", "2"}, {"dim", "64"}, {"seq", "45"}, {"kv_seq", "130"}, {"fire_L", "100"}};

@@ -46,7 +46,7 @@ class CopeTerm : public AttnTerm {
     const double a = 1.0 / std::sqrt(static_cast<double>(shape_.dim));
     t.at("pos_emb").fill_uniform(rng, -a, a);
   }
-  bool record_prepass(Recorder& rec) const override {
+  bool record_prepass(Recorder& rec, const PrepassTarget&) const override {
     const AttnShape& s = shape_;
     const bool vec4 = s.dim % 4 == 0;
     PushConstants push;

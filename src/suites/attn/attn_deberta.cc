@@ -107,7 +107,7 @@ class DisentangledTerms : public AttnTerm {
     tables_ = choose_tables(params_, {launch.is_cpu(), static_cast<int64_t>(launch.max_storage_buffer_range())});
   }
 
-  bool record_prepass(Recorder& rec) const override {
+  bool record_prepass(Recorder& rec, const PrepassTarget&) const override {
     record_idx(rec);
     // The c2p/p2c tables do not read idx, so the case's one barrier covers all three.
     if (tables_.c2p) record_table(rec, "q", "kr", "c2p", shape_.heads, shape_.seq);

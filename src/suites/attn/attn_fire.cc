@@ -50,7 +50,10 @@ class FireBias : public AttnTerm {
     t.at("w2").fill_uniform(rng, -a, a);
     t.at("b2").fill_uniform(rng, -a, a);
   }
-  bool record_prepass(Recorder& rec) const override {
+  // The CPU flash kernel runs the MLP per score for every row and never reads
+  // fire_table (fire_hooks.glsl), so it gets the pack only: in decode the
+  // table pass would cost as much as the kernel's own MLPs.
+  bool record_prepass(Recorder& rec, const PrepassTarget& target) const override {
     const AttnShape& s = shape_;
     const uint32_t w = static_cast<uint32_t>(width_), h = static_cast<uint32_t>(s.heads);
     PushConstants first;
@@ -59,6 +62,7 @@ class FireBias : public AttnTerm {
     PushConstants second;
     second.u32(h * w).u32(h).u32(2 * w);
     rec.dispatch(grid_dispatch(rec, "attn_fire_pack", {"w2", "b2", "fire_mlp"}, s.heads * (width_ + 1), second));
+    if (target.cpu_flash) return true;
     rec.barrier();
     const int64_t length = s.kv_seq + s.seq - 1;
     PushConstants push;

@@ -42,7 +42,7 @@ class KerpleBias : public AttnTerm {
     t.at("r1").fill_uniform(rng, kKerpleMin, r.r1_max);
     t.at("r2").fill_uniform(rng, kKerpleMin, r.r2_max);
   }
-  bool record_prepass(Recorder& rec) const override {
+  bool record_prepass(Recorder& rec, const PrepassTarget&) const override {
     const AttnShape& s = shape_;
     const int64_t length = s.kv_seq + s.seq - 1;
     PushConstants push;

@@ -48,7 +48,7 @@ void T5Bias::fill(TensorMap& t, Rng& rng) const {
   store_rel_thresholds(t.at("t5_thresholds"), thresholds_);
 }
 
-bool T5Bias::record_prepass(Recorder& rec) const {
+bool T5Bias::record_prepass(Recorder& rec, const PrepassTarget&) const {
   const AttnShape& s = shape_;
   const int64_t length = s.kv_seq + s.seq - 1;
   PushConstants push;

@@ -40,7 +40,7 @@ class T5Bias : public AttnTerm {
   std::vector<TensorDesc> tensors() const override;
   void fill(TensorMap& t, Rng& rng) const override;
   // The pre-pass that writes rel_bias.
-  bool record_prepass(Recorder& rec) const override;
+  bool record_prepass(Recorder& rec, const PrepassTarget&) const override;
   std::vector<std::string> bindings() const override { return {"rel_bias"}; }
   // Where the bias stops changing: T5's last bucket of each side.
   std::optional<RelFarDistances> flash_cpu_far() const override;

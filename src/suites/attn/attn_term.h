@@ -100,6 +100,11 @@ struct FlashHookLoops {
   FlashHookLoops& operator+=(const FlashHookLoops& o);
 };
 
+// The kernel a term's pre-passes feed.
+struct PrepassTarget {
+  bool cpu_flash = false;  // the CPU flash kernel (flash_main.glsl); else the GPU kernel or naive
+};
+
 class AttnTerm {
  public:
   virtual ~AttnTerm() = default;
@@ -109,8 +114,9 @@ class AttnTerm {
   virtual void fill(TensorMap& t, Rng& rng) const {}
   // Dispatches that must run before the attention (e.g. a bias table);
   // true if it recorded any. The case adds one barrier after all terms'
-  // pre-passes.
-  virtual bool record_prepass(Recorder& rec) const { return false; }
+  // pre-passes. `target` says which kernel reads them: a table only some
+  // kernels read is recorded for those only.
+  virtual bool record_prepass(Recorder& rec, const PrepassTarget& target) const { return false; }
 
   // What the attention kernel (flash) or the naive score pass reads: tensors
   // bound after the common buffers, push words after the common ones, spec
