@@ -142,8 +142,7 @@ TEST(AttnMaskGpu, PackedBuildsTakeMasksAndRefuseSinkLogits) {
 // Keys no row of the case sees hold NaN in k and v: a kernel that folded
 // one of them, even masked (weight 0 times NaN), would give NaN. Flash reads
 // only its ranges, so it validates: the staged kernel (40 rows) and the
-// direct one (decode). (The GPU kernel's direct mode tests such keys
-// instead of skipping them: flash_gpu_main.glsl.)
+// direct one (decode). (The GPU kernel's decode: the test below.)
 void expect_unseen_keys_unread(const std::string& variant, const Axes& axes, GpuContext* on = nullptr) {
   auto c = test::build_case(variant, axes);
   const auto& shape = dynamic_cast<const AttnCase&>(*c.impl).shape();

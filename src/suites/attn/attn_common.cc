@@ -612,10 +612,7 @@ void AttnCase::reference(const TensorMap& t, const std::vector<int64_t>& rows, R
 
 void AttnCase::record(Recorder& rec) const {
   PrepassTarget target;
-  if (flash_) {
-    FlashPlan f;
-    target.cpu_flash = flash_tiles_on(rec, f).lanes == 0;  // the GPU kernel has lanes per row
-  }
+  target.cpu_flash = flash_ && rec.launch().is_cpu();  // flash_tiles: CPU devices get the CPU kernel
   bool prepass = false;
   for (const auto& term : terms_) prepass = term->record_prepass(rec, target) || prepass;
   if (prepass) rec.barrier();
@@ -720,7 +717,7 @@ RelFarDistances flash_far_for_tiles(const AttnShape& s, const FlashPlan& f, cons
 }
 }  // namespace
 
-FlashTiles AttnCase::flash_tiles_on(const Recorder& rec, FlashPlan& f) const {
+void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   const AttnShape& s = shape_;
   const DeviceLimits& limits = rec.limits();
   const SubgroupInfo& subgroup = rec.subgroup();
@@ -730,18 +727,12 @@ FlashTiles AttnCase::flash_tiles_on(const Recorder& rec, FlashPlan& f) const {
                         (subgroup.supported_operations & kSubgroupFeatureShuffle) != 0, subgroup.min_size};
   // GPU decode, untuned: fewer, longer splits than the CPU's (within the
   // scratch, which holds the CPU plan's).
-  f = flash_plan_;
+  FlashPlan f = flash_plan_;
   if (!dev.cpu && f.direct && f.direct_split_keys == 0 && f.scratch_splits > 1) {
     f.keys_per_split = std::min(s.kv_seq, flash_gpu_direct_split_keys(s.kv_seq));
     f.splits = ceil_div(s.kv_seq, f.keys_per_split);
   }
-  return flash_tiles(s, f, dev);
-}
-
-void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
-  const AttnShape& s = shape_;
-  FlashPlan f;
-  const FlashTiles tiles = flash_tiles_on(rec, f);
+  const FlashTiles tiles = flash_tiles(s, f, dev);
   const uint64_t loops = flash_loop_iterations(f, tiles, in.own_terms ? term_loops() : FlashHookLoops{});
   if (loops > rec.launch().max_loop_iterations()) {
     throw Unsupported(fmt::format(

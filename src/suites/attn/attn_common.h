@@ -306,9 +306,6 @@ class AttnCase : public Case {
     bool own_terms = true;  // extra bindings, push and spec constants, hook loops
   };
   void record_flash(Recorder& rec, const FlashInputs& in) const;
-  // The flash plan on rec's device (into f: the GPU's decode splits where it
-  // takes the GPU kernel) and its tiles; lanes > 0: the GPU kernel.
-  FlashTiles flash_tiles_on(const Recorder& rec, FlashPlan& f) const;
 
  private:
   // Where the device allows fewer storage buffers than `d` binds, turns it
