@@ -229,14 +229,20 @@ void gpu_store(uint qrow, uint split) {
   }
 }
 
+// Key split `split`'s keys [x, y).
+uvec2 gpu_split_keys(uint split) {
+  const uint kb = min(pc.kv_seq, split * pc.keys_per_split);
+  return uvec2(kb, min(pc.kv_seq, kb + pc.keys_per_split));
+}
+
 // Direct: the most sink keys (x) and local keys (y) the row sees in any of
 // the splits first .. first + count - 1 (a workgroup's clusters').
 uvec2 gpu_direct_longest(uint first, uint count) {
   uvec2 longest = uvec2(0);
   for (uint c = 0; c < count; ++c) {
-    const uint kb = min(pc.kv_seq, (first + c) * pc.keys_per_split);
-    const AttnKeyRanges r = attn_key_ranges(gpu_qpos, gpu_qpos, kb, min(pc.kv_seq, kb + pc.keys_per_split));
-    longest = max(longest, uvec2(r.sink_end - kb, r.end - r.begin));
+    const uvec2 keys = gpu_split_keys(first + c);
+    const AttnKeyRanges r = attn_key_ranges(gpu_qpos, gpu_qpos, keys.x, keys.y);
+    longest = max(longest, uvec2(r.sink_end - keys.x, r.end - r.begin));
   }
   return longest;
 }
@@ -257,8 +263,8 @@ void main() {
   const uint i = rr / group;
   gpu_h = kvh * group + rr % group;
   gpu_qpos = i + pc.kv_seq - pc.seq;  // i' = i + M - N
-  const uint kb = min(pc.kv_seq, split * pc.keys_per_split);
-  const uint ke = min(pc.kv_seq, kb + pc.keys_per_split);
+  const uvec2 split_keys = gpu_split_keys(split);
+  const uint kb = split_keys.x, ke = split_keys.y;
   // Staged: the key ranges of the workgroup's rows (mask.glsl); the rows'
   // own tests (gpu_fold4) do the rest.
   // Direct: the row's ranges in the cluster's own split.
