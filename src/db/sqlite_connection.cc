@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "db/connection.h"
 
 namespace pebench::db {
@@ -19,12 +23,16 @@ class SqliteConnection : public Connection {
       db_ = nullptr;
       throw DbError(fmt::format("{}: cannot open the SQLite database: {}", path, msg));
     }
-    sqlite3_busy_timeout(db_, 60000);
-    exec("PRAGMA foreign_keys = ON");
-    // WAL: readers see the last commit while an ingest writes. A database
-    // on a file system without shared memory keeps its rollback journal.
-    query("PRAGMA journal_mode = WAL", {});
-    exec("PRAGMA synchronous = NORMAL");
+    try {
+      sqlite3_busy_timeout(db_, static_cast<int>(kBusyTimeout.count()));
+      exec("PRAGMA foreign_keys = ON");
+      enter_wal();
+      exec("PRAGMA synchronous = NORMAL");
+    } catch (...) {
+      sqlite3_close(db_);  // the destructor does not run for a constructor that throws
+      db_ = nullptr;
+      throw;
+    }
   }
   ~SqliteConnection() override {
     for (auto& [sql, st] : cache_) sqlite3_finalize(st);
@@ -108,6 +116,27 @@ class SqliteConnection : public Connection {
   void lock_schema() override {}  // BEGIN IMMEDIATE holds the only write lock
 
  private:
+  static constexpr std::chrono::milliseconds kBusyTimeout{60000};
+
+  // WAL: readers see the last commit while an ingest writes. A database on
+  // a file system without shared memory keeps its rollback journal.
+  // Switching a rollback-journal database to WAL reads it and then needs its
+  // write lock; SQLite does not call the busy handler for that upgrade (it
+  // could deadlock), so a first open that meets another connection's write
+  // lock got "database is locked" at once. It waits here instead, for as
+  // long as the busy timeout would.
+  void enter_wal() {
+    const auto deadline = std::chrono::steady_clock::now() + kBusyTimeout;
+    for (int wait_ms = 1;; wait_ms = std::min(2 * wait_ms, 50)) {
+      const int rc = sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return;
+      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+        throw DbError(fmt::format("{}: {}", path_, sqlite3_errmsg(db_)));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    }
+  }
+
   sqlite3_stmt* prepared(const std::string& sql) {
     for (auto& [s, st] : cache_) {
       if (s == sql) return st;
