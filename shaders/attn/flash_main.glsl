@@ -217,43 +217,19 @@ void attn_fold_direct(uint kv_row0, uint k0, uint k1, const bool masked) {
 #endif
 }
 
-// The keys [k0, k1) in order (ATTN_KEYS_LAST_TO_FIRST, CoPE: from the
-// last to the first), of which [v0, v1) are seen by every row (no
-// per-element test; v0 = v1 = k0: every key tested). Staged: tile by tile,
-// the same range in the whole workgroup (the barriers), tiles cut at v0
-// and v1; a tile is tested unless it lies in [v0, v1), a flag uniform over
-// the workgroup that picks one of two loops. Direct: the three pieces
-// [k0, v0), [v0, v1) and [v1, k1), the middle one untested.
-void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
-  if (DIRECT) {
-    // One loop over the pieces, so that each kind of fold is compiled once.
-    [[dont_unroll]] for (uint p = 0; p < 3; ++p) {
-#ifdef ATTN_KEYS_LAST_TO_FIRST
-      const uint a = p == 0 ? v1 : (p == 1 ? v0 : k0), b = p == 0 ? k1 : (p == 1 ? v1 : v0);
-#else
-      const uint a = p == 0 ? k0 : (p == 1 ? v0 : v1), b = p == 0 ? v0 : (p == 1 ? v1 : k1);
-#endif
-      if (p == 1) {
-        attn_fold_direct(kv_row0, a, b, false);
-      } else {
-        attn_fold_direct(kv_row0, a, b, true);
-      }
-    }
-    return;
-  }
+// Staged: stages the keys [k0, k1) tile by tile, in the kernel's key order
+// (ATTN_KEYS_LAST_TO_FIRST, CoPE: from the last to the first), and folds
+// each tile into every row slot (far, masked: constants, as
+// attn_fold_key). The range is the same in the whole workgroup (the
+// barriers).
+void attn_fold_staged(uint kv_row0, uint k0, uint k1, const bool far, const bool masked) {
 #ifdef ATTN_KEYS_LAST_TO_FIRST
   for (uint t1 = k1; t1 > k0;) {
-    // A tile starts at v1 and at v0 too, so that exactly the keys outside
-    // [v0, v1) are tested.
-    const uint cut = t1 > v1 ? v1 : (t1 > v0 ? v0 : k0);
-    const uint n = min(BC, t1 - cut);
+    const uint n = min(BC, t1 - k0);
     const uint t0 = t1 - n;
 #else
   for (uint t0 = k0; t0 < k1;) {
-    // A tile ends at v0 and at v1 too, so that exactly the keys outside
-    // [v0, v1) are tested.
-    const uint cut = t0 < v0 ? v0 : (t0 < v1 ? v1 : k1);
-    const uint n = min(BC, cut - t0);
+    const uint n = min(BC, k1 - t0);
 #endif
     barrier();  // the previous tile is no longer read
     for (uint e = gl_LocalInvocationID.x; e < n * D4P; e += gl_WorkGroupSize.x) {
@@ -276,17 +252,44 @@ void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, ui
       ATTN_STAGE_CHUNK(jt, c, t0 + jt, far);
     }
     barrier();
-    if (t0 < v0 || t0 >= v1) {
-      attn_fold_tile(t0, n, far, true);
-    } else {
-      attn_fold_tile(t0, n, far, false);
-    }
+    attn_fold_tile(t0, n, far, masked);
 #ifdef ATTN_KEYS_LAST_TO_FIRST
     t1 = t0;
 #else
     t0 += n;
 #endif
   }
+}
+
+// The keys [k0, k1) of one piece, staged or direct (far: staged only).
+void attn_fold_piece(uint kv_row0, uint k0, uint k1, const bool far, const bool masked) {
+  if (DIRECT) {
+    attn_fold_direct(kv_row0, k0, k1, masked);
+  } else {
+    attn_fold_staged(kv_row0, k0, k1, far, masked);
+  }
+}
+
+// The keys [k0, k1) in the kernel's key order, of which [v0, v1) are seen
+// by every row (v0 = v1 = k0: every key tested), as three pieces one after
+// the other: [k0, v0) and [v1, k1) with the per-element test, [v0, v1)
+// without. Each piece is a loop of its own whose `masked` is a constant,
+// not one loop choosing per tile: gallivm runs both sides of a branch and a
+// loop no lane enters still runs its body once (docs/lavapipe.md), so a
+// choice per tile folded every tile's keys plus one masked-off key of the
+// other kind (nope at N 512 non-causal: 2.3% more instructions than before
+// the masks). Without a window or chunk, v0 = k0 always: the first piece
+// is not compiled.
+void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
+#ifdef ATTN_KEYS_LAST_TO_FIRST
+  attn_fold_piece(kv_row0, v1, k1, far, true);
+  attn_fold_piece(kv_row0, v0, v1, far, false);
+  if (MASK_LOCAL) attn_fold_piece(kv_row0, k0, v0, far, true);
+#else
+  if (MASK_LOCAL) attn_fold_piece(kv_row0, k0, v0, far, true);
+  attn_fold_piece(kv_row0, v0, v1, far, false);
+  attn_fold_piece(kv_row0, v1, k1, far, true);
+#endif
 }
 
 #ifdef ATTN_FAR_SCORE_TERM
@@ -414,42 +417,47 @@ void main() {
   // The hooks see the keys from the first sink key (or local key) on.
   ATTN_KEYS_BEGIN(kr.sink_end > kb ? kb : kr.begin, kr.end);
 
-  // The runs of keys, in key order: 0, the sink keys before the local range
-  // (every key tested); 1 and 2, the far sides (staged, where the variant
-  // has far ranges and the case keys that far: keys FAR_LEFT or more before
-  // every row of the workgroup, side 0, or FAR_RIGHT or more after it, side
-  // 1, see the term in a simpler form, T5: one value per row and side, and
-  // are tested only where a window or chunk may cut them); 3, the local keys
-  // (of the far band), those every row sees untested. One loop and one call
-  // of each kind of fold: the fold body is compiled once (near) and once
-  // more for far ranges, whatever the mask.
-  // ATTN_KEYS_LAST_TO_FIRST (CoPE) has run 3 alone: no far ranges (below)
-  // and no sink tokens (the host skips them for such a variant).
+  // The runs of keys, in key order: the sink keys before the local range
+  // (every key tested); the far sides (staged, where the variant has far
+  // ranges and the case keys that far: keys FAR_LEFT or more before every
+  // row of the workgroup, side 0, or FAR_RIGHT or more after it, side 1,
+  // see the term in a simpler form, T5: one value per row and side, and are
+  // tested only where a window or chunk may cut them); the local keys (of
+  // the far band), those every row sees untested. Straight code, each run
+  // under a condition of specialization constants, not one loop over the
+  // runs: gallivm runs a loop's body once more with every lane off (and both
+  // sides of the choice of run), which cost every case a tile of each kind
+  // of fold. So a fold body is compiled once for the local keys (twice with
+  // a window or chunk: attn_fold_range), once for far ranges and once for
+  // sink keys, where the case has them.
+  // ATTN_KEYS_LAST_TO_FIRST (CoPE) has the local run alone: no far ranges
+  // (below) and no sink tokens (the host skips them for such a variant).
+  if (MASK_SINKS > 0) {
+    if (!DIRECT) ATTN_NEAR_BEGIN(kb);
+    attn_fold_piece(kv_row0, kb, kr.sink_end, false, true);
+  }
   uvec2 band = uvec2(kr.begin, kr.end);  // the local keys not in a far range
 #if defined(ATTN_KEYS_LAST_TO_FIRST) && defined(ATTN_FAR_SCORE_TERM)
 #error "ATTN_KEYS_LAST_TO_FIRST walks one run of keys: no far ranges"
 #endif
 #ifdef ATTN_FAR_SCORE_TERM
-  if (attn_far_ranges()) band = attn_far_band(rows, group, kr.begin, kr.end);
-  const uint first_run = MASK_SINKS > 0 ? 0 : 1;
-#else
-  const uint first_run = MASK_SINKS > 0 ? 0 : 3;
-#endif
-  [[dont_unroll]] for (uint run = first_run; run < 4; ++run) {
-    if (run == 1 || run == 2) {
-#ifdef ATTN_FAR_SCORE_TERM
-      if (!attn_far_ranges()) continue;
-      const uint side = run - 1;
+  if (attn_far_ranges()) {
+    band = attn_far_band(rows, group, kr.begin, kr.end);
+    [[dont_unroll]] for (uint side = 0; side < 2; ++side) {
       const uint k0 = side == 0 ? kr.begin : band.y, k1 = side == 0 ? band.x : kr.end;
       ATTN_FAR_BEGIN(side);
-      attn_fold_range(kv_row0, k0, k1, true, k0, MASK_LOCAL ? k0 : k1);
+      if (MASK_LOCAL) {
+        attn_fold_staged(kv_row0, k0, k1, true, true);
+      } else {
+        attn_fold_staged(kv_row0, k0, k1, true, false);
+      }
       ATTN_FAR_END(side);
-#endif
-      continue;
     }
-    const uint k0 = run == 0 ? kb : band.x, k1 = run == 0 ? kr.sink_end : band.y;
-    const uint v0 = run == 0 ? k0 : clamp(kr.all_begin, k0, k1);
-    const uint v1 = run == 0 ? k0 : clamp(kr.all_end, v0, k1);
+  }
+#endif
+  {
+    const uint k0 = band.x, k1 = band.y;
+    const uint v0 = clamp(kr.all_begin, k0, k1), v1 = clamp(kr.all_end, v0, k1);
     if (!DIRECT) ATTN_NEAR_BEGIN(k0);
     attn_fold_range(kv_row0, k0, k1, false, v0, v1);
   }

@@ -246,21 +246,23 @@ uint64_t flash_loop_iterations(const FlashPlan& plan, const FlashTiles& t, const
     return tiles * (1 + staging + (t.keys + 3) / 4);
   }
   const uint64_t rows = hooks.per_invocation + t.row_slots * hooks.per_row;
-  // flash_main.glsl's loop over the runs of keys (sink keys, two far
-  // sides, local keys): at most 4 iterations.
-  const uint64_t runs = 4;
-  // Direct: each run's keys in three pieces (tested, untested, tested).
-  if (plan.direct) return rows + runs * 4 + keys * (1 + hooks.per_key_load + hooks.per_key);  // the key loops
-  // Per tile: the tile loop, the staging loop (chunks of one part spread
-  // over the workgroup; each stages every part), the fold loop over the
-  // tile's keys. The sink keys and the local keys are two runs, and far
-  // ranges (ATTN_FAR_SCORE_TERM) two more, each ending in a partial tile at
-  // worst; the local run's tiles are cut where the per-element test starts
-  // and stops, two partial tiles more.
-  const uint64_t tiles = (keys + t.keys - 1) / t.keys + 3 + (plan.cpu_far_ranges() ? 2 : 0);
+  // flash_main.glsl folds its keys in pieces, each a loop of its own: the
+  // sink keys, the two far sides (staged, in a loop over the sides, whose
+  // exit test runs its body once more with every lane off) and the local
+  // keys in three (tested, untested, tested). Each piece ends in a partial
+  // tile (or block) at worst, and its exit test runs one more with every
+  // lane off (docs/lavapipe.md): two more a piece.
+  const uint64_t per_key = 1 + hooks.per_key;
+  if (plan.direct) {
+    const uint64_t pieces = 4, block = 4;  // flash_main.glsl's DIRECT_BLOCK
+    return rows + pieces * 2 * block * (per_key + hooks.per_key_load) + keys * (per_key + hooks.per_key_load);
+  }
+  const uint64_t sides = plan.cpu_far_ranges() ? 3 : 0;  // the side loop's iterations, its exit's included
+  const uint64_t pieces = 4 + sides;
+  const uint64_t tiles = (keys + t.keys - 1) / t.keys + 2 * pieces;
   const uint64_t d4 = t.d4;
   const uint64_t staging = (t.keys * d4 + t.invocations - 1) / t.invocations;
-  return rows + runs + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * (1 + hooks.per_key));
+  return rows + sides + tiles * (1 + staging * (1 + hooks.per_chunk) + t.keys * per_key);
 }
 
 AttnCase::AttnCase(const Params& p) : shape_(p), flash_(p.impl() == "flash") {}
