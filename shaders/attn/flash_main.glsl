@@ -446,11 +446,9 @@ void main() {
     [[dont_unroll]] for (uint side = 0; side < 2; ++side) {
       const uint k0 = side == 0 ? kr.begin : band.y, k1 = side == 0 ? band.x : kr.end;
       ATTN_FAR_BEGIN(side);
-      if (MASK_LOCAL) {
-        attn_fold_staged(kv_row0, k0, k1, true, true);
-      } else {
-        attn_fold_staged(kv_row0, k0, k1, true, false);
-      }
+      // masked a specialization constant: one copy in the SPIR-V, a
+      // constant again once specialized (a window can hide a far key).
+      attn_fold_staged(kv_row0, k0, k1, true, MASK_LOCAL);
       ATTN_FAR_END(side);
     }
   }
