@@ -20,10 +20,10 @@ on load, on how many iterations Google Benchmark chose, or on timing at all.
 under callgrind with LP_NUM_THREADS=0 (llvmpipe runs every workgroup on the
 calling thread) and writes one JSON file: per case, per JIT entry, calls,
 inclusive Ir and Ir per call; where the entries map one to one onto the
-report's pipelines (same count; in address order, i.e. compile order, each
-entry's calls a whole multiple of that pipeline's workgroups, and the same
-number of dispatches for every pipeline) also the pipeline, its dispatches,
-Ir per dispatch and Ir per run of the case (every pipeline dispatched once).
+report's pipelines (same count; each entry's calls a whole multiple of its
+pipeline's workgroups, in whichever assignment fits: map_pipelines) also
+the pipeline, its dispatches (a run's and in all), Ir per dispatch and Ir
+per run of the case.
 `compare` gates NEW against BASE case by case: exit 1 when a case's Ir per
 run (per workgroup where there is no mapping) grew past the threshold.
 Exit 2 on bad input (one line naming the file or value).
@@ -248,15 +248,18 @@ def map_pipelines(entries, pipelines):
     Ir per run does not depend on which is which."""
     if len(entries) != len(pipelines):
         return None, f"{len(entries)} JIT entries, {len(pipelines)} pipelines"
-    first = _try_mapping(entries, pipelines)
-    best = None
+    best, why_not = None, None
+    # Address order first (permutations start with it): its reason is the
+    # one reported when no assignment fits.
     orders = itertools.permutations(range(len(entries))) if len(entries) <= 6 else [range(len(entries))]
     for order in orders:
         runs, per_run = _try_mapping([entries[i] for i in order], pipelines)
-        if runs and (best is None or sum(per_run) < sum(best[2])):
+        if not runs:
+            why_not = why_not or per_run
+        elif best is None or sum(per_run) < sum(best[2]):
             best = (order, runs, per_run)
     if best is None:
-        return None, first[1]
+        return None, why_not
     order, runs, per_run = best
     for i, p, k in zip(order, pipelines, per_run):
         e = entries[i]

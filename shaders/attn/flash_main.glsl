@@ -427,9 +427,9 @@ void main() {
   // under a condition of specialization constants, not one loop over the
   // runs: gallivm runs a loop's body once more with every lane off (and both
   // sides of the choice of run), which cost every case a tile of each kind
-  // of fold. So a fold body is compiled once for the local keys (twice with
-  // a window or chunk: attn_fold_range), once for far ranges and once for
-  // sink keys, where the case has them.
+  // of fold. So the local keys compile two fold bodies, tested and
+  // untested (three with a window or chunk: attn_fold_range), the far
+  // sides one and the sink keys one, where the case has them.
   // ATTN_KEYS_LAST_TO_FIRST (CoPE) has the local run alone: no far ranges
   // (below) and no sink tokens (the host skips them for such a variant).
   if (MASK_SINKS > 0) {
