@@ -5,7 +5,10 @@
 # production shader compiler (ACO) on Mesa RADV's null navi21 device, which
 # compiles but cannot execute. `compare --gate` against the committed
 # baseline fails when a pipeline that spilled no registers there spills now,
-# or a case stops compiling or disappears. No GPU needed.
+# or a case stops compiling or disappears. No GPU needed. It also fails
+# when a decode flash pipeline (N 1) runs fewer than 8 subgroups per SIMD
+# (ACO's "Subgroups per SIMD": registers or shared memory bound occupancy;
+# issue 45's goal for a memory-bound kernel).
 #
 #   scripts/ci-spill-gate.sh [BASE]   (default reports/baselines/navi21-kernels.json)
 # Runs ${PEBENCH:-build/pebench}; exits 0 when the gate passes, 1 when it fails.
@@ -24,4 +27,23 @@ RADV_FORCE_FAMILY=navi21 VK_DRIVER_FILES=$radv_icd \
 status=0
 "$pebench" compare "$base" build/ci-navi21.json --gate --format md > build/ci-navi21-compare.md || status=$?
 grep -v '^|' build/ci-navi21-compare.md || true
+python3 - build/ci-navi21.json <<'PY' || status=1
+import json, sys
+low, seen = [], 0
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["impl"] != "flash" or r["params"].get("seq") != 1 or r["status"] != "compiled":
+        continue
+    for p in r.get("pipelines", []):
+        if not p["shader"].startswith("attn_flash_"):
+            continue
+        seen += 1
+        n = (p.get("stats") or {}).get("Subgroups per SIMD")
+        if n is None or n < 8:
+            low.append(f'{r["variant"]} {r["dtype"]} H {r["params"]["heads"]}/{r["params"]["kv_heads"]} '
+                       f'D {r["params"]["dim"]}: {p["shader"]} {n} subgroups per SIMD')
+print(f"ci-spill-gate: {seen} decode flash pipelines, {len(low)} below 8 subgroups per SIMD")
+for line in low:
+    print("  " + line)
+sys.exit(1 if low or not seen else 0)
+PY
 exit "$status"

@@ -4,6 +4,7 @@
 // and GQA, N != M and decode, on the CPU kernel and the GPU kernel
 // (--emulate desktop-gpu); and flash reads no key that its rows' ranges
 // leave out (shaders/attn/mask.glsl, attn_key_ranges).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -208,19 +209,22 @@ TEST(AttnMaskGpu, FlashReadsNoKeyOutsideItsRanges) {
   }
 }
 
-// The GPU kernel's decode (direct: a cluster per key split) reads only the
-// keys in its split's ranges, with a trip count uniform over the workgroup:
-// the longest range of its clusters' splits, the shorter ranges' extra keys
-// masked and read from the row's own position. K and V are NaN at every
-// unseen key, so one read of them would show.
+// The GPU kernel's decode reads only the keys in its split's ranges. MHA
+// (direct: a cluster per key split) with a trip count uniform over the
+// workgroup: the longest range of its clusters' splits, the shorter ranges'
+// extra keys masked and read from the row's own position. GQA (staged: the
+// group's heads share the split's tiles) stages only the keys of the ranges.
+// K and V are NaN at every unseen key, so one read of them would show.
 TEST(AttnMaskGpu, GpuPlanDecodeReadsNoKeyOutsideItsRanges) {
   GpuContext& desktop = test::gpu_as("desktop-gpu");
   for (const char* variant : {"attn.nope", "attn.alibi", "attn.t5"}) {
-    SCOPED_TRACE(variant);
-    const Axes decode{{"impl", "flash"}, {"heads", "2"}, {"kv_heads", "1"}, {"seq", "1"},
-                      {"kv_seq", "700"}, {"dim", "64"},  {"causal", "1"}};
-    expect_unseen_keys_unread(variant, with(decode, {{"window", "16"}, {"sink_tokens", "3"}}), &desktop);
-    expect_unseen_keys_unread(variant, with(decode, {{"chunk", "128"}}), &desktop);
+    for (const char* kv_heads : {"1", "2"}) {
+      SCOPED_TRACE(fmt::format("{} kv_heads {}", variant, kv_heads));
+      const Axes decode{{"impl", "flash"}, {"heads", "2"}, {"kv_heads", kv_heads}, {"seq", "1"},
+                        {"kv_seq", "700"}, {"dim", "64"},  {"causal", "1"}};
+      expect_unseen_keys_unread(variant, with(decode, {{"window", "16"}, {"sink_tokens", "3"}}), &desktop);
+      expect_unseen_keys_unread(variant, with(decode, {{"chunk", "128"}}), &desktop);
+    }
   }
 }
 

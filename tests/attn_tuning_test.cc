@@ -5,6 +5,7 @@
 // CPU, not only on the case (docs/attention-kernels.md, "Row slots on CPU
 // devices"), so `run --tune` times each count and keeps the fastest.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -81,6 +82,48 @@ const PipelineRecord* flash_pipeline(const CaseResult& r) {
     found = &p;
   }
   return found;
+}
+
+// GPU decode with GQA (issue 45): the workgroup of a kv head's key split
+// stages each K/V tile once for all G query heads (staged mode, G clusters),
+// so K and V are read once per kv head, not once per query head as in the
+// direct mode (a workgroup per query row); MHA keeps the direct mode.
+TEST(AttnTuningGpu, GpuGqaDecodeSharesEachKvTileAmongTheGroupsHeads) {
+  GpuContext& desktop = test::gpu_as("desktop-gpu");
+  struct Shape {
+    const char* heads;
+    const char* kv_heads;
+    const char* dim;
+    bool shared;
+  };
+  for (const Shape& sh : {Shape{"8", "2", "64", true}, Shape{"8", "1", "128", true}, Shape{"6", "2", "48", true},
+                          Shape{"4", "4", "64", false}}) {
+    SCOPED_TRACE(fmt::format("H {} Hkv {} D {}", sh.heads, sh.kv_heads, sh.dim));
+    const std::vector<CaseResult> rs = test::run_cases(
+        "attn.nope",
+        {{"impl", "flash"}, {"seq", "1"}, {"kv_seq", "1000"}, {"heads", sh.heads}, {"kv_heads", sh.kv_heads},
+         {"dim", sh.dim}, {"dtype", "f32"}},
+        {}, &desktop);
+    ASSERT_EQ(rs.size(), 1u);
+    const CaseResult& r = rs[0];
+    ASSERT_EQ(r.status, CaseStatus::kOk) << r.reason;
+    EXPECT_TRUE(r.validation.ran && r.validation.passed);
+    const PipelineRecord* flash = flash_pipeline(r);
+    ASSERT_NE(flash, nullptr);
+    const uint32_t group = static_cast<uint32_t>(std::stoi(sh.heads) / std::stoi(sh.kv_heads));
+    const uint32_t kv_heads = static_cast<uint32_t>(std::stoi(sh.kv_heads));
+    EXPECT_EQ(test::spec_constant(*flash, "DIRECT"), sh.shared ? 0u : 1u);
+    const uint32_t rows_wg = flash->local_size[0] / *test::spec_constant(*flash, "LANES");
+    if (sh.shared) {
+      // One workgroup of rows per kv head and split, holding all G heads.
+      EXPECT_EQ(flash->groups[0], 1u);
+      EXPECT_GE(rows_wg, group);
+      EXPECT_EQ(flash->groups[1], kv_heads);
+      EXPECT_GT(flash->groups[2], 1u);  // split over the keys
+    } else {
+      EXPECT_EQ(flash->groups[0], group);  // a workgroup per query row
+    }
+  }
 }
 
 TEST(AttnTuningGpu, TimesEveryChoiceThenValidatesAndTimesTheFastest) {

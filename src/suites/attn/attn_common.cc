@@ -140,10 +140,19 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
   if (plan.direct) return t;
   const uint64_t per_key = 2ull * t.d4 * t.parts * 16;  // one K and one V row, f32
   const uint64_t reduce_bytes = t.shared_reduce ? 16ull * t.invocations : 0;  // gpu_red
+  // At most kFlashGpuTileBytes for a full workgroup (kFlashGpuInvocations),
+  // proportionally less for a smaller one (a GQA group's decode: G clusters),
+  // so that shared memory does not bound occupancy more than in prefill (on
+  // RADV's navi21, a 64-invocation decode workgroup with 16 KiB of tiles ran
+  // 4 subgroups per SIMD, with 8 KiB 8).
+  const uint64_t tile_bytes = std::max<uint64_t>(
+      kFlashGpuTileBytes / 4, kFlashGpuTileBytes * std::min<uint64_t>(t.invocations, kFlashGpuInvocations) /
+                                  kFlashGpuInvocations);
   const uint64_t budget =
-      std::min<uint64_t>(dev.shared_bytes - std::min<uint64_t>(dev.shared_bytes, reduce_bytes), kFlashGpuTileBytes);
+      std::min<uint64_t>(dev.shared_bytes - std::min<uint64_t>(dev.shared_bytes, reduce_bytes), tile_bytes);
   t.keys = kFlashMaxTileKeys;
   while (t.keys > 4 && t.keys * per_key > budget) t.keys /= 2;
+  t.tile_over_share = t.keys * per_key > budget;
   if (t.keys * per_key + reduce_bytes > dev.shared_bytes) {
     throw Unsupported(fmt::format("dim={} needs {} bytes of shared memory for a 4-key K/V tile; the device has {}",
                                   s.dim, t.keys * per_key + reduce_bytes, dev.shared_bytes));
@@ -346,6 +355,10 @@ void AttnCase::plan() {
   }
   f.splits = ceil_div(s.kv_seq, f.keys_per_split);
   f.scratch_splits = f.splits;
+}
+
+bool flash_gpu_decode_staged(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev) {
+  return !dev.cpu && plan.direct && s.group() > 1 && plan.scratch_splits > 1;
 }
 
 int64_t flash_gpu_direct_split_keys(int64_t kv_seq) {
@@ -733,6 +746,25 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   if (!dev.cpu && f.direct && f.direct_split_keys == 0 && f.scratch_splits > 1) {
     f.keys_per_split = std::min(s.kv_seq, flash_gpu_direct_split_keys(s.kv_seq));
     f.splits = ceil_div(s.kv_seq, f.keys_per_split);
+  }
+  // GPU decode of a GQA group (G > 1 query heads per kv head): staged, so
+  // that the workgroup of a key split stages each K/V tile in shared memory
+  // once for its G heads' clusters, instead of each head's cluster reading
+  // K and V from memory (direct): K and V are read once per kv head and
+  // split. Splits stay as direct planned them (tuned or not): whole tiles.
+  // Not where even 4 keys' tile is past the small workgroup's share of
+  // shared memory (complex at D 256: 4 subgroups per SIMD on navi21, direct 14).
+  if (flash_gpu_decode_staged(s, f, dev)) {
+    FlashPlan staged = f;
+    staged.direct = false;
+    staged.keys_per_split = ceil_div(f.keys_per_split, kFlashMaxTileKeys) * kFlashMaxTileKeys;
+    staged.splits = ceil_div(s.kv_seq, staged.keys_per_split);
+    bool fits = false;
+    try {
+      fits = !flash_tiles(s, staged, dev).tile_over_share;
+    } catch (const Unsupported&) {  // no 4-key tile at all: direct needs none
+    }
+    if (fits) f = staged;
   }
   const FlashTiles tiles = flash_tiles(s, f, dev);
   const uint64_t loops = flash_loop_iterations(f, tiles, in.own_terms ? term_loops() : FlashHookLoops{});

@@ -181,6 +181,9 @@ struct FlashDevice {
   // minSubgroupSize; 0: `subgroup`): a shuffle cluster must fit in it.
   uint32_t min_subgroup = 0;
 };
+// GPU decode of a GQA group (direct plan, G > 1, several splits) runs the
+// staged mode: the G heads' clusters share each staged K/V tile of a split.
+bool flash_gpu_decode_staged(const AttnShape& s, const FlashPlan& plan, const FlashDevice& dev);
 struct FlashTiles {
   uint32_t invocations = 1;  // per workgroup
   uint32_t row_slots = 1;    // query rows per invocation (ROWS; CPU kernel)
@@ -192,6 +195,9 @@ struct FlashTiles {
   uint32_t keys = 4;         // keys per staged tile (BC)
   uint32_t d4 = 1;           // vec4 chunks per row (of one part)
   uint32_t parts = 1;        // FlashPlan::parts: registers and shared memory per row scale with it
+  // GPU kernel, staged: even a 4-key tile is past the workgroup's share of
+  // shared memory (flash_gpu_tiles), so it bounds occupancy.
+  bool tile_over_share = false;
   // Staged: query rows per workgroup.
   uint32_t rows() const { return lanes > 0 ? invocations / lanes : invocations * row_slots; }
 };
