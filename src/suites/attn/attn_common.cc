@@ -141,7 +141,8 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
   const uint64_t per_key = 2ull * t.d4 * t.parts * 16;  // one K and one V row, f32
   const uint64_t reduce_bytes = t.shared_reduce ? 16ull * t.invocations : 0;  // gpu_red
   // At most kFlashGpuTileBytes for a full workgroup (kFlashGpuInvocations),
-  // proportionally less for a smaller one (a GQA group's decode: G clusters),
+  // proportionally less for a smaller one (a GQA group's decode: G clusters;
+  // at least a quarter),
   // so that shared memory does not bound occupancy more than in prefill (on
   // RADV's navi21, a 64-invocation decode workgroup with 16 KiB of tiles ran
   // 4 subgroups per SIMD, with 8 KiB 8).

@@ -132,7 +132,9 @@ struct AttnShape {
 //           merged by attn_combine (flash-decoding).
 // The mode and the splits depend on the parameters only (the partials'
 // scratch is sized before the device is known); the tiles come from the
-// device's limits at record time.
+// device's limits at record time. One exception at record time: on a GPU, a
+// GQA group's decode runs staged (flash_gpu_decode_staged), within the same
+// scratch.
 struct FlashPlan {
   bool direct = false;
   int64_t splits = 1;          // key splits (> 1: partials + attn_combine)
