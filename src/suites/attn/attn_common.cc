@@ -141,11 +141,10 @@ FlashTiles flash_gpu_tiles(const AttnShape& s, const FlashPlan& plan, const Flas
   const uint64_t per_key = 2ull * t.d4 * t.parts * 16;  // one K and one V row, f32
   const uint64_t reduce_bytes = t.shared_reduce ? 16ull * t.invocations : 0;  // gpu_red
   // At most kFlashGpuTileBytes for a full workgroup (kFlashGpuInvocations),
-  // proportionally less for a smaller one (a GQA group's decode: G clusters;
-  // at least a quarter),
-  // so that shared memory does not bound occupancy more than in prefill (on
-  // RADV's navi21, a 64-invocation decode workgroup with 16 KiB of tiles ran
-  // 4 subgroups per SIMD, with 8 KiB 8).
+  // proportionally less for a smaller one (a GQA group's decode: G
+  // clusters; at least a quarter), so that shared memory does not bound
+  // occupancy more than in prefill (on RADV's navi21, a 64-invocation decode
+  // workgroup with 16 KiB of tiles ran 4 subgroups per SIMD, with 8 KiB 8).
   const uint64_t tile_bytes = std::max<uint64_t>(
       kFlashGpuTileBytes / 4, kFlashGpuTileBytes * std::min<uint64_t>(t.invocations, kFlashGpuInvocations) /
                                   kFlashGpuInvocations);
@@ -754,7 +753,8 @@ void AttnCase::record_flash(Recorder& rec, const FlashInputs& in) const {
   // K and V from memory (direct): K and V are read once per kv head and
   // split. Splits stay as direct planned them (tuned or not): whole tiles.
   // Not where even 4 keys' tile is past the small workgroup's share of
-  // shared memory (complex at D 256: 4 subgroups per SIMD on navi21, direct 14).
+  // shared memory (complex at D 256: staged it ran 4 subgroups per SIMD on
+  // navi21, direct 8).
   if (flash_gpu_decode_staged(s, f, dev)) {
     FlashPlan staged = f;
     staged.direct = false;
