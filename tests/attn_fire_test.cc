@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -153,9 +154,9 @@ TEST(FireGpu, GpuPlanValidatesUnderDesktopGpu) {
 }
 
 // The CPU flash kernel runs the MLP per score and never reads fire_table, so
-// its plan records the pack without the table pass (in decode that pass cost
-// as much as the kernel's own MLPs); naive and the GPU kernel read the table
-// for rows below L. The shapes are the two tests' above (their pipelines).
+// its plan records the pack and the sorted ramps (its segments) without the
+// table pass (in decode that pass cost as much as the kernel's own MLPs);
+// naive and the GPU kernel read the table for rows below L. The shapes are the two tests' above (their pipelines).
 TEST(FireFlashPlan, OnlyKernelsThatReadTheTableGetItsPass) {
   const auto shaders = [](const CaseResult& r) {
     std::set<std::string> s;
@@ -170,6 +171,7 @@ TEST(FireFlashPlan, OnlyKernelsThatReadTheTableGetItsPass) {
     ASSERT_EQ(r.status, CaseStatus::kOk) << r.impl << ": " << r.reason;
     EXPECT_EQ(shaders(r).count("attn_fire_pack"), 1u) << r.impl;
     EXPECT_EQ(shaders(r).count("attn_fire_table"), r.impl == "flash" ? 0u : 1u) << r.impl;
+    EXPECT_EQ(shaders(r).count("attn_fire_sort"), r.impl == "flash" ? 1u : 0u) << r.impl;  // the segments' ramps
   }
   const auto desktop = test::run_cases("attn.fire", {{"impl", "flash"}, {"dtype", "f32"}, {"heads", "8"},
                                                      {"kv_heads", "2"}, {"seq", "1"}, {"kv_seq", "300"},
@@ -179,6 +181,7 @@ TEST(FireFlashPlan, OnlyKernelsThatReadTheTableGetItsPass) {
   ASSERT_EQ(desktop[0].status, CaseStatus::kOk) << desktop[0].reason;
   EXPECT_EQ(shaders(desktop[0]).count("attn_fire_table"), 1u);
   EXPECT_EQ(shaders(desktop[0]).count("attn_flash_gpu_fire"), 1u);
+  EXPECT_EQ(shaders(desktop[0]).count("attn_fire_sort"), 0u);
 }
 
 TEST(FireGpu, NaiveAndFlashAgreeOnTheSameInputs) {
@@ -189,6 +192,59 @@ TEST(FireGpu, NaiveAndFlashAgreeOnTheSameInputs) {
   axes["impl"] = "flash";
   const auto flash = test::build_case("attn.fire", axes);
   EXPECT_LE(test::nmse(test::run_on_gpu(flash), test::run_on_gpu(naive)), 4 * naive.impl->tolerance().nmse);
+  test::expect_no_validation_errors(before);
+}
+
+// The CPU flash kernel folds the keys every row of a workgroup sees in
+// segments over which the MLP is linear but for FIRE_WINDOW ramps
+// (fire_hooks.glsl, "Segments"), and one tile at a time the full way where a
+// key's range of u holds more. Exact whatever the weights: hidden units
+// whose ramps start spread over [0, 1] (many segments), packed closer than
+// a key's range of u (the full fold), all below 0 or above 1 (one segment),
+// and the suite's own; MHA (one slot head) and GQA 3:1 (a head per slot).
+// N = M = 640, fire_L 64: 5 workgroups of 128 rows, most keys untested. A
+// sink logit, so that a bias constant over a row would show.
+TEST(FireFlashSegments, ExactWhereverTheRampsStart) {
+  const uint64_t before = test::instance().validation_error_count();
+  const int64_t W = 32;
+  // beta_k of unit k; w1 alternates in sign and size (its sign decides the
+  // unit's linear part), b1 = -beta w1.
+  const std::map<std::string, std::function<double(int64_t)>> sets{
+      {"spread", [](int64_t k) { return (static_cast<double>(k) + 0.5) / 32; }},
+      {"packed", [](int64_t k) { return 0.61 + 1e-4 * static_cast<double>(k); }},
+      {"outside", [](int64_t k) { return k % 2 ? -0.5 - static_cast<double>(k) : 1.5 + static_cast<double>(k); }},
+      {"suite's", nullptr}};
+  for (const Axes& heads : {Axes{{"heads", "2"}, {"kv_heads", "2"}}, Axes{{"heads", "3"}, {"kv_heads", "1"}}}) {
+    for (const auto& [name, beta] : sets) {
+      SCOPED_TRACE(name + " H" + heads.at("heads") + ":" + heads.at("kv_heads"));
+      Axes axes{{"impl", "flash"}, {"dtype", "f32"}, {"seq", "640"}, {"dim", "32"}, {"fire_L", "64"},
+                {"sink_logits", "true"}};
+      axes.insert(heads.begin(), heads.end());
+      auto c = test::build_case("attn.fire", axes);
+      if (beta) {
+        for (int64_t k = 0; k < W; ++k) {
+          const double w1 = (k % 2 ? -1.0 : 1.0) * (0.5 + static_cast<double>(k % 5) / 8);
+          c.tensors.at("w1").set(k, w1);
+          c.tensors.at("b1").set(k, -beta(k) * w1);
+        }
+      }
+      const Reference ref = c.reference();
+      std::vector<double> want;
+      const auto& rows = ref.outputs().at(0).rows;  // unordered: by index
+      for (int64_t r = 0; r < static_cast<int64_t>(rows.size()); ++r) {
+        want.insert(want.end(), rows.at(r).begin(), rows.at(r).end());
+      }
+      const std::vector<double> got = test::run_on_gpu(c, "o");
+      ASSERT_EQ(got.size(), want.size());
+      // The error model's bound (3e-8 here) is f32's worst case; the kernel
+      // computes the full MLP's function, so it lands at f32's rounding
+      // (6e-14 to 2e-13 measured), and one ramp taken as on 9 keys too far
+      // into a segment already gave 3e-9 to 8e-7.
+      const double nmse = test::nmse(got, want);
+      EXPECT_LE(nmse, c.impl->tolerance().nmse);
+      EXPECT_LE(nmse, 1e-10);
+    }
+  }
   test::expect_no_validation_errors(before);
 }
 

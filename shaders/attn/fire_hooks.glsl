@@ -9,9 +9,13 @@
 // each have their own normaliser, so no two of them share a u: the MLP runs
 // per score there (one log and 3W operations, W = FIRE_WIDTH unrolled), its
 // weights from fire_mlp [w1 W | b1 W | w2 H W | b2 H] (attn_fire_pack.comp).
-// The CPU kernel runs the MLP per score for every row, and shares the log
-// between the row slots along diagonals (below).
-// Extra bindings 0 (fire_table) and 1 (fire_mlp); push: fire_c, fire_L, eps.
+// The CPU kernel runs the MLP per score for every row, shares the log
+// between the row slots along diagonals, and over runs of keys evaluates
+// only the few hidden units whose ramps start inside the run's range of u
+// (below, "Segments").
+// Extra bindings 0 (fire_table) and 1 (fire_mlp, with the sorted ramps of
+// attn_fire_sort.comp after the MLP in the CPU plan); push: fire_c, fire_L,
+// eps.
 #ifndef PEBENCH_ATTN_FIRE_HOOKS_GLSL
 #define PEBENCH_ATTN_FIRE_HOOKS_GLSL
 
@@ -94,6 +98,85 @@ void fire_row_state(uint r, uint h, uint qpos) {
 }
 
 float fire_bias(uint r, uint h, uint qpos, uint kpos) { return fire_eval_slot(r, near_entry(r, kpos) * fire_inv[r]); }
+
+// Segments (docs/attention-kernels.md, "FIRE's segments"). u grows with
+// the row's position and falls with the key's, so over the keys [s0, s1)
+// that every row of the workgroup sees (positions p_lo .. p_hi) it stays in
+// [u(p_lo, s1 - 1), u(p_hi, s0)]. A ramp that starts above that range is 0
+// there, one that starts below it is linear there: only the ramps that
+// start inside need their max. attn_fire_sort.comp sorts the ramps by beta
+// and sums the linear parts (A, G); a segment's bias is then
+//   A[p] u + G[p] + sum_{q < FIRE_WINDOW} c[p + q] max(u - beta[p + q], 0),
+// FIRE_WINDOW ramps a score instead of W. flash_main.glsl's
+// attn_fold_seen asks fire_segment for the next segment: the longest run
+// of keys from s0 over which the ramps that start below u(p_hi, s0) are
+// all on but the last FIRE_WINDOW. Where even one key spans more ramps
+// (near the diagonal, or breakpoints packed closer than a key's range of
+// u), one tile of keys folds the full MLP (fire_bias) instead.
+// FIRE_WINDOW_MARGIN (in u) keeps the choice exact against the rounding
+// of u: a ramp counts as on or off only at least that far from the range.
+const uint FIRE_WINDOW = 4;  // FireBias::kFireWindow
+const float FIRE_WINDOW_MARGIN = 1e-5;
+float fire_win_beta[FIRE_WINDOW];
+float fire_win_c[ATTN_SLOT_HEADS * FIRE_WINDOW], fire_win_a[ATTN_SLOT_HEADS], fire_win_g[ATTN_SLOT_HEADS];
+
+uint fire_sorted_off() { return 2u * FIRE_WIDTH + pc.heads * FIRE_WIDTH + pc.heads; }
+uint fire_head_off(uint h) {
+  return fire_sorted_off() + FIRE_WIDTH + FIRE_WINDOW + h * (3u * FIRE_WIDTH + FIRE_WINDOW + 2u);
+}
+float fire_norm(uint qpos) { return log(1.0 + pc.fire_c * float(max(qpos, pc.fire_L))) + pc.fire_eps; }
+
+// The window's ramps from sorted ramp p on, for every slot head.
+void fire_window_load(uint p) {
+  const uint sorted = fire_sorted_off();
+  [[unroll]] for (uint q = 0; q < FIRE_WINDOW; ++q) fire_win_beta[q] = fire_w(sorted + p + q);
+  [[unroll]] for (uint e = 0; e < ATTN_SLOT_HEADS; ++e) {
+    const uint head = fire_head_off(attn_h[e]);
+    [[unroll]] for (uint q = 0; q < FIRE_WINDOW; ++q) fire_win_c[e * FIRE_WINDOW + q] = fire_w(head + p + q);
+    fire_win_a[e] = fire_w(head + FIRE_WIDTH + FIRE_WINDOW + p);
+    fire_win_g[e] = fire_w(head + 2u * FIRE_WIDTH + FIRE_WINDOW + 1u + p);
+  }
+}
+
+// The next segment of the keys [s0, s1max) every row sees (rows_qpos: the
+// workgroup's smallest and largest position): [s0, x) with the window
+// loaded, then [x, y) with the full MLP; one of the two is empty.
+uvec2 fire_segment(uint s0, uint s1max, uvec2 rows_qpos) {
+  const uint sorted = fire_sorted_off();
+  const float u_hi = log(1.0 + pc.fire_c * float(rows_qpos.y - s0)) / fire_norm(rows_qpos.y) + FIRE_WINDOW_MARGIN;
+  uint n = 0;  // ramps that start below u_hi
+  [[dont_unroll]] for (uint k = 0; k < FIRE_WIDTH; ++k) n += fire_w(sorted + k) < u_hi ? 1u : 0u;
+  const uint p = max(n, FIRE_WINDOW) - FIRE_WINDOW;
+  uint s1 = s1max;
+  if (p > 0) {
+    // Ramp p - 1 is on at key j of row p_lo where u >= b:
+    // ln(1 + c (p_lo - j)) >= b norm(p_lo), p_lo - j >= (exp(b norm) - 1) / c;
+    // one key more for the rounding.
+    const float b = fire_w(sorted + p - 1u) + FIRE_WINDOW_MARGIN;
+    const float dmin = (exp(b * fire_norm(rows_qpos.x)) - 1.0) / pc.fire_c;
+    const float last = float(rows_qpos.x) - ceil(dmin) - 1.0;  // the last key
+    s1 = b <= 0.0 ? s1max : (last < float(s0) ? s0 : min(s1max, uint(last) + 1u));
+  }
+  fire_window_load(p);
+  return s1 > s0 ? uvec2(s1, s1) : uvec2(s0, min(s1max, s0 + BC));
+}
+
+// A segment's bias (ATTN_FAR_SCORE_TERM: flash_main.glsl folds segments as
+// far keys, with the near window kept: ATTN_NEAR_KEY_FAR).
+float fire_window_bias(uint r, uint kpos) {
+  const uint e = r % ATTN_SLOT_HEADS;
+  const float u = near_entry(r, kpos) * fire_inv[r];
+  float acc = fire_win_a[e] * u + fire_win_g[e];
+  [[unroll]] for (uint q = 0; q < FIRE_WINDOW; ++q) {
+    acc += fire_win_c[e * FIRE_WINDOW + q] * max(u - fire_win_beta[q], 0.0);
+  }
+  return acc;
+}
+#define ATTN_SEGMENT(s0, s1max, rows_qpos) fire_segment(s0, s1max, rows_qpos)
+#define ATTN_FAR_SCORE_TERM(r, kpos) fire_window_bias(r, kpos)
+#define ATTN_NEAR_KEY_FAR true
+#define ATTN_VALUES_EARLY true
+#define ATTN_FAR_BEGIN(side)  // no far ranges: the host leaves FAR_LEFT, FAR_RIGHT none
 #else
 // GPU kernel and naive: rows below L read the per-distance table, the rest
 // run the MLP per score with the weights read from fire_mlp (cached).

@@ -82,6 +82,14 @@
 //                                     it turns far ranges on)
 //   ATTN_FAR_END(side)                after each far side's keys: what the range added to the
 //                                     running sums (Shaw's clipped-end weights)
+//   ATTN_SEGMENT(s0, s1max, rows_qpos)  staged, the untested local keys in segments: returns
+//                                     uvec2(x, y), keys [s0, x) folded as far keys (with
+//                                     ATTN_FAR_SCORE_TERM, what the hook loaded for them),
+//                                     then [x, y) as near ones (FIRE: its MLP linear but for a
+//                                     few ramps over a run of keys; flash_main.glsl's
+//                                     attn_fold_seen); rows_qpos: the workgroup's smallest and
+//                                     largest position
+//   ATTN_NEAR_KEY_FAR                 true: ATTN_NEAR_KEY runs for far keys too (FIRE's segments)
 //   ATTN_ROWS_FINISH()                once per invocation after its keys, before the output
 //                                     or partials: may add to attn_acc (relative to attn_m)
 // Layout: one invocation owns ROWS query rows (q as loaded, and the f32

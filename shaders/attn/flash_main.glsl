@@ -99,9 +99,13 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
   // After the dots: DeBERTa's window updated before them kept more values
   // in the coroutine frame over the dots (2121 vector moves a key in the
   // band's loop against 1501; docs/attention-kernels.md, "The near window").
-  if (!far) ATTN_NEAR_KEY(kpos);
+  if (!far || ATTN_NEAR_KEY_FAR) ATTN_NEAR_KEY(kpos);
   // Online softmax, branch-free: alpha rescales what was summed under the
   // old max (1 when the max is unchanged, 0 when it was ATTN_MASKED).
+  // ATTN_VALUES_EARLY: v before the softmax step (FIRE: the term's
+  // arithmetic in front of it otherwise let LLVM rescale every accumulator
+  // chunk ahead of v's reads, and spill the products: docs/lavapipe.md).
+  if (ATTN_VALUES_EARLY) attn_read_tile_values();
   float w[ROWS], alpha[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     const float s = attn_slot_score(r, kpos, dots[r], far, masked, true);
@@ -112,7 +116,7 @@ void attn_fold_key(uint kpos, const bool far, const bool masked) {
     attn_m[r] = m_new;
     ATTN_KEY_FOLDED(r, kpos, s, w[r], alpha[r], far);
   }
-  attn_read_tile_values();
+  if (!ATTN_VALUES_EARLY) attn_read_tile_values();
   [[unroll]] for (uint c = 0; c < QW; ++c) {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) attn_acc[r * QW + c] = attn_acc[r * QW + c] * alpha[r] + w[r] * attn_v_chunk(c);
   }
@@ -270,6 +274,30 @@ void attn_fold_piece(uint kv_row0, uint k0, uint k1, const bool far, const bool 
   }
 }
 
+// The keys [v0, v1), seen by every row (positions rows_qpos.x ..
+// rows_qpos.y), untested. Where the variant's term takes a simpler form over
+// runs of these keys that only the kernel can find (ATTN_SEGMENT: FIRE's
+// MLP is linear but for a few ramps over a run, fire_hooks.glsl), they fold
+// segment by segment, staged: the hook returns [s0, x), folded as far keys
+// (ATTN_FAR_SCORE_TERM, with what the hook loaded for it), and [x, y),
+// folded as near keys; one of the two is empty. Each segment costs one more
+// pass of a fold body (the empty one: docs/lavapipe.md), so a hook makes
+// few and long segments.
+void attn_fold_seen(uint kv_row0, uint v0, uint v1, const bool far, uvec2 rows_qpos) {
+#ifdef ATTN_SEGMENT
+  if (!DIRECT && !far) {
+    for (uint s0 = v0; s0 < v1;) {
+      const uvec2 seg = ATTN_SEGMENT(s0, v1, rows_qpos);
+      attn_fold_staged(kv_row0, s0, seg.x, true, false);
+      attn_fold_staged(kv_row0, seg.x, seg.y, false, false);
+      s0 = seg.y;
+    }
+    return;
+  }
+#endif
+  attn_fold_piece(kv_row0, v0, v1, far, false);
+}
+
 // The keys [k0, k1) in the kernel's key order, of which [v0, v1) are seen
 // by every row (v0 = v1 = k0: every key tested), as three pieces one after
 // the other: [k0, v0) and [v1, k1) with the per-element test, [v0, v1)
@@ -280,14 +308,14 @@ void attn_fold_piece(uint kv_row0, uint k0, uint k1, const bool far, const bool 
 // other kind (nope at N 512 non-causal: 2.3% more instructions than before
 // the masks). Without a window or chunk, v0 = k0 always: the first piece
 // is not compiled.
-void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1) {
+void attn_fold_range(uint kv_row0, uint k0, uint k1, const bool far, uint v0, uint v1, uvec2 rows_qpos) {
 #ifdef ATTN_KEYS_LAST_TO_FIRST
   attn_fold_piece(kv_row0, v1, k1, far, true);
   attn_fold_piece(kv_row0, v0, v1, far, false);
   if (MASK_LOCAL) attn_fold_piece(kv_row0, k0, v0, far, true);
 #else
   if (MASK_LOCAL) attn_fold_piece(kv_row0, k0, v0, far, true);
-  attn_fold_piece(kv_row0, v0, v1, far, false);
+  attn_fold_seen(kv_row0, v0, v1, far, rows_qpos);
   attn_fold_piece(kv_row0, v1, k1, far, true);
 #endif
 }
@@ -437,8 +465,8 @@ void main() {
     attn_fold_piece(kv_row0, kb, kr.sink_end, false, true);
   }
   uvec2 band = uvec2(kr.begin, kr.end);  // the local keys not in a far range
-#if defined(ATTN_KEYS_LAST_TO_FIRST) && defined(ATTN_FAR_SCORE_TERM)
-#error "ATTN_KEYS_LAST_TO_FIRST walks one run of keys: no far ranges"
+#if defined(ATTN_KEYS_LAST_TO_FIRST) && (defined(ATTN_FAR_SCORE_TERM) || defined(ATTN_SEGMENT))
+#error "ATTN_KEYS_LAST_TO_FIRST walks one run of keys: no far ranges or segments"
 #endif
 #ifdef ATTN_FAR_SCORE_TERM
   if (attn_far_ranges()) {
@@ -457,7 +485,8 @@ void main() {
     const uint k0 = band.x, k1 = band.y;
     const uint v0 = clamp(kr.all_begin, k0, k1), v1 = clamp(kr.all_end, v0, k1);
     if (!DIRECT) ATTN_NEAR_BEGIN(k0);
-    attn_fold_range(kv_row0, k0, k1, false, v0, v1);
+    const uint qpos_shift = pc.kv_seq - pc.seq;
+    attn_fold_range(kv_row0, k0, k1, false, v0, v1, uvec2(first_i, last_i) + qpos_shift);
   }
   ATTN_ROWS_FINISH();
 

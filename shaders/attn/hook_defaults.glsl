@@ -37,6 +37,15 @@
 #ifndef ATTN_NEAR_KEY
 #define ATTN_NEAR_KEY(kpos)
 #endif
+// Staged: whether a key's v chunks are read before its softmax step rather
+// than after (flash_main.glsl's attn_fold_key).
+#ifndef ATTN_VALUES_EARLY
+#define ATTN_VALUES_EARLY false
+#endif
+// Whether far keys move the near window too (FIRE's segments read it).
+#ifndef ATTN_NEAR_KEY_FAR
+#define ATTN_NEAR_KEY_FAR false
+#endif
 #ifndef ATTN_KEY_FOLDED
 #define ATTN_KEY_FOLDED(r, kpos, s, w, alpha, far)
 #endif

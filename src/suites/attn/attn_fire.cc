@@ -9,7 +9,9 @@
 // bias depends on (h, d) only and a pre-pass runs the MLP once per (head,
 // distance) into fire_table [H, M+N-1]; rows with i' >= L run it per score.
 // The CPU flash kernel runs it per score for every row, each hidden unit as
-// a ramp c max(u - beta, 0), and shares ln(1 + c d) along diagonals.
+// a ramp c max(u - beta, 0), shares ln(1 + c d) along diagonals, and over
+// runs of keys evaluates only the 4 ramps that start inside the run's range
+// of u, the rest summed as one line (attn_fire_sort.comp's sorted ramps).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -21,6 +23,9 @@ namespace pebench {
 namespace {
 
 constexpr int64_t kFireMaxWidth = 256;
+// Ramps a CPU flash kernel's segment evaluates (fire_hooks.glsl's
+// FIRE_WINDOW; attn_fire_sort.comp pads its tables by as many).
+constexpr int64_t kFireWindow = 4;
 
 class FireBias : public AttnTerm {
  public:
@@ -37,7 +42,8 @@ class FireBias : public AttnTerm {
             tensor("b1", TensorRole::kInput, DType::kF32, {width_}, "[W]"),
             tensor("w2", TensorRole::kInput, DType::kF32, {s.heads, width_}, "[H,W]"),
             tensor("b2", TensorRole::kInput, DType::kF32, {s.heads}, "[H]"),
-            tensor("fire_mlp", TensorRole::kScratch, DType::kF32, {mlp_floats()}, "[w1 W | b1 W | w2 H W | b2 H]"),
+            tensor("fire_mlp", TensorRole::kScratch, DType::kF32, {mlp_floats()},
+                   "[w1 W | b1 W | w2 H W | b2 H | sorted ramps (attn_fire_sort.comp)]"),
             tensor("fire_table", TensorRole::kScratch, DType::kF32, {s.heads, s.kv_seq + s.seq - 1}, "[H,M+N-1]")};
   }
   // PyTorch's nn.Linear initialisation (FIRE's reference MLP): layer 1 has
@@ -51,8 +57,9 @@ class FireBias : public AttnTerm {
     t.at("b2").fill_uniform(rng, -a, a);
   }
   // The CPU flash kernel runs the MLP per score for every row and never reads
-  // fire_table (fire_hooks.glsl), so it gets the pack only: in decode the
-  // table pass would cost as much as the kernel's own MLPs.
+  // fire_table (fire_hooks.glsl), so it gets the pack and the sorted ramps
+  // its segments read (attn_fire_sort.comp) instead: in decode the table
+  // pass would cost as much as the kernel's own MLPs.
   bool record_prepass(Recorder& rec, const PrepassTarget& target) const override {
     const AttnShape& s = shape_;
     const uint32_t w = static_cast<uint32_t>(width_), h = static_cast<uint32_t>(s.heads);
@@ -62,8 +69,15 @@ class FireBias : public AttnTerm {
     PushConstants second;
     second.u32(h * w).u32(h).u32(2 * w);
     rec.dispatch(grid_dispatch(rec, "attn_fire_pack", {"w2", "b2", "fire_mlp"}, s.heads * (width_ + 1), second));
-    if (target.cpu_flash) return true;
     rec.barrier();
+    if (target.cpu_flash) {
+      PushConstants sort;
+      sort.u32(h);
+      Dispatch d = grid_dispatch(rec, "attn_fire_sort", {"fire_mlp"}, s.heads, sort);
+      d.constant("FIRE_WIDTH", w);
+      rec.dispatch(d);
+      return true;
+    }
     const int64_t length = s.kv_seq + s.seq - 1;
     PushConstants push;
     push.u32(h).u32(static_cast<uint32_t>(length)).u32(static_cast<uint32_t>(s.kv_seq));
@@ -110,7 +124,9 @@ class FireBias : public AttnTerm {
     // function as alpha u + gamma + sum c max(u - beta, 0) (fire_hooks.glsl):
     // each of its terms is within a few roundings of |w2| (|w1| + |b1|), and
     // gamma and alpha are sums of W of them, so its sums round by at most
-    // 2 (W + 2) u B; the model takes that larger bound for every kernel.
+    // 2 (W + 2) u B; its segments' A[p] u + G[p] + 4 ramps sum the same
+    // terms in another order (the prefix sums of attn_fire_sort.comp). The
+    // model takes that larger bound for every kernel.
     const double u = std::ldexp(1.0, -24);
     const double W = static_cast<double>(width_);
     const double B = 2 * std::sqrt(W) + 1 / std::sqrt(W);
@@ -124,7 +140,12 @@ class FireBias : public AttnTerm {
   }
 
  private:
-  int64_t mlp_floats() const { return 2 * width_ + shape_.heads * width_ + shape_.heads; }
+  // The MLP, then attn_fire_sort.comp's beta [W + window] and per head c
+  // [W + window], A [W + 1], G [W + 1].
+  int64_t mlp_floats() const {
+    const int64_t w = width_, h = shape_.heads;
+    return 2 * w + h * w + h + (w + kFireWindow) + h * (3 * w + kFireWindow + 2);
+  }
   void add_push(PushConstants& push) const {
     push.f32(static_cast<float>(c_)).u32(static_cast<uint32_t>(L_)).f32(static_cast<float>(eps_));
   }
