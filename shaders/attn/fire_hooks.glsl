@@ -99,8 +99,8 @@ void fire_row_state(uint r, uint h, uint qpos) {
 
 float fire_bias(uint r, uint h, uint qpos, uint kpos) { return fire_eval_slot(r, near_entry(r, kpos) * fire_inv[r]); }
 
-// Segments (docs/attention-kernels.md, "FIRE's segments"). u grows with
-// the row's position and falls with the key's, so over the keys [s0, s1)
+// Segments (docs/attention-kernels.md, "KERPLE and FIRE", "Segments"). u
+// grows with the row's position and falls with the key's, so over the keys [s0, s1)
 // that every row of the workgroup sees (positions p_lo .. p_hi) it stays in
 // [u(p_lo, s1 - 1), u(p_hi, s0)]. A ramp that starts above that range is 0
 // there, one that starts below it is linear there: only the ramps that
