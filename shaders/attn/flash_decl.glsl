@@ -90,6 +90,9 @@
 //                                     attn_fold_seen); rows_qpos: the workgroup's smallest and
 //                                     largest position
 //   ATTN_NEAR_KEY_FAR                 true: ATTN_NEAR_KEY runs for far keys too (FIRE's segments)
+//   ATTN_VALUES_EARLY                 true: staged, a key's v chunks are read before its softmax
+//                                     step, not after (FIRE: else LLVM hoisted the accumulators'
+//                                     rescale over the reads and spilled it, docs/lavapipe.md)
 //   ATTN_ROWS_FINISH()                once per invocation after its keys, before the output
 //                                     or partials: may add to attn_acc (relative to attn_m)
 // Layout: one invocation owns ROWS query rows (q as loaded, and the f32
