@@ -17,21 +17,21 @@
 
 layout(std430, binding = 0) buffer Mlp { float mlp[]; };
 layout(constant_id = 1) const uint FIRE_WIDTH = 32;
-const uint FIRE_WINDOW = 4;  // fire_hooks.glsl's FIRE_WINDOW, FireBias::kWindow
+const uint FIRE_WINDOW = 4;  // fire_hooks.glsl's FIRE_WINDOW, attn_fire.cc's kFireWindow
 
 layout(push_constant) uniform Push {
   uint heads;  // H
 } pc;
 
-// As fire_hooks.glsl: a unit whose |w1| is at most 1e-30 |b1| is a constant.
+// W a function, not a const: a const of the spec constant takes over its
+// name in the SPIR-V.
 uint fire_width() { return FIRE_WIDTH; }
 #define W fire_width()
 
+// As fire_hooks.glsl: a unit whose |w1| is at most 1e-30 |b1| is a constant.
 bool fire_flat(float w1, float b1) { return abs(w1) * 1e30 <= abs(b1); }
 
 void main() {
-  // W a function, not a const: a const of the spec constant takes over its
-  // name in the SPIR-V.
   const uint H = pc.heads;
   const uint sorted = 2u * W + H * W + H;  // beta sorted
   FOR_EACH_ITEM(h, H) {
@@ -51,15 +51,13 @@ void main() {
     }
     float alpha = 0.0, gamma = mlp[2u * W + H * W + h];
     const uint head = sorted + W + FIRE_WINDOW + h * (3u * W + FIRE_WINDOW + 2u);
-    float a = 0.0, g = 0.0;
     for (uint k = 0; k < W; ++k) {
       const float w1 = mlp[k], b1 = mlp[W + k], w2 = mlp[2u * W + h * W + k];
       const bool constant = fire_flat(w1, b1);
       gamma += constant ? w2 * max(b1, 0.0) : (w1 < 0.0 ? w2 * b1 : 0.0);
       alpha -= (constant || w1 >= 0.0) ? 0.0 : w2 * abs(w1);
     }
-    a = alpha;
-    g = gamma;
+    float a = alpha, g = gamma;  // A[p], G[p]
     for (uint p = 0; p < W; ++p) {
       const uint k = order[p];
       const float w1 = mlp[k], b1 = mlp[W + k], w2 = mlp[2u * W + h * W + k];
