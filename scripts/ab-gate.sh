@@ -21,7 +21,8 @@
 # PEBENCH_AB_VARIANT_THRESHOLD (default 0.25), or one case past
 # 1 + PEBENCH_AB_THRESHOLD (default 0.5), significant by the U test with 5
 # samples a side. Where it fails, AB_CONFIRM_ROUNDS (default 5) more rounds
-# run and only the reasons that both show count. Base cases are rekeyed to
+# run (of the variants and impls the reasons name) and only the reasons that
+# both show count. Base cases are rekeyed to
 # the new build's parameters (scripts/rekey-baseline.py: a parameter added
 # since keeps its default); cases only one side has are listed, not gated.
 #
@@ -29,7 +30,8 @@
 #        AB_INJECT: an --inject-slowdown spec for the new side (tests and
 #        scripts/measure-gate.sh), PEBENCH_BASE: a base binary to use as it
 #        is (no build), AB_PRESET (default quick), AB_ARGS: more run options
-#        for both sides (e.g. "--variant abs.*").
+#        for both sides (e.g. "--variant abs.*"), AB_CONFIRM_ALL=1: the
+#        confirming rounds run the whole preset, not only what was flagged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pebench=${PEBENCH:-build/pebench}
@@ -87,13 +89,14 @@ fi
 [[ -x $base_bin ]] || die "$base_bin: no base binary"
 
 read -r -a extra <<<"${AB_ARGS:-}"
+sel=()  # the confirming rounds' --variant/--impl, where they narrow the preset
 inject=()
 [[ -z ${AB_INJECT:-} ]] || inject=(--inject-slowdown "$AB_INJECT")
 one_round() {  # one_round SIDE BINARY FILE
   local side=$1 bin=$2 file=$3 more=()
   [[ $side == new ]] && more=(${inject[@]+"${inject[@]}"})
   "$bin" run --preset "${AB_PRESET:-quick}" --benchmark_repetitions=1 --no-validate --no-peak --quiet \
-    ${extra[@]+"${extra[@]}"} ${more[@]+"${more[@]}"} --out "$file.tmp" >/dev/null 2>"$file.err" || true
+    ${extra[@]+"${extra[@]}"} ${sel[@]+"${sel[@]}"} ${more[@]+"${more[@]}"} --out "$file.tmp" >/dev/null 2>"$file.err" || true
   [[ -s $file.tmp ]] || die "the $side binary wrote no report ($file.err: $(tail -n 1 "$file.err"))"
   mv "$file.tmp" "$file"
 }
@@ -195,8 +198,28 @@ if ((confirm_rounds == 0)); then
   cat "$out/ab.reasons"
   exit 1
 fi
-# A regression repeats; most noise does not.
-echo "ab-gate: $(wc -l <"$out/ab.reasons") reason(s); confirming with $confirm_rounds more rounds a side" >&2
+# A regression repeats; most noise does not. Where every reason is a
+# `slower:` one, the confirming rounds run only the variants and impls they
+# name (all of those variants' cases, so a variant's median is the same
+# rule): a catch costs a fraction of a second preset (AB_CONFIRM_ALL=1 runs
+# the whole preset again). AB_ARGS's own --variant/--impl give way to them;
+# what they name was run, so it lies inside that selection.
+if [[ ${AB_CONFIRM_ALL:-0} != 1 && -s $out/ab.reasons ]] && ! grep -qv '^slower: ' "$out/ab.reasons"; then
+  variants=$(awk '{print $2}' "$out/ab.reasons" | sort -u | paste -sd, -)
+  impls=$(awk '{sub(/:$/, "", $3); print $3}' "$out/ab.reasons" | sort -u | paste -sd, -)
+  kept_args=() skip=0
+  for a in ${extra[@]+"${extra[@]}"}; do
+    if ((skip)); then skip=0; continue; fi
+    case $a in
+      --variant | --impl) skip=1 ;;
+      --variant=* | --impl=*) ;;
+      *) kept_args+=("$a") ;;
+    esac
+  done
+  extra=(${kept_args[@]+"${kept_args[@]}"})
+  sel=(--variant "$variants" --impl "$impls")
+fi
+echo "ab-gate: $(wc -l <"$out/ab.reasons") reason(s); confirming with $confirm_rounds more rounds a side${sel[*]:+ (${sel[*]})}" >&2
 run_rounds confirm $((rounds + 1)) "$confirm_rounds"
 pool_sides confirm
 gate confirm || true

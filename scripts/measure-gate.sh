@@ -16,13 +16,20 @@
 #        SCENARIOS (default "none abs.learned=1.5 attn.nope/flash=1.5 abs.learned=3"),
 #        MODE=ab: measure scripts/ab-gate.sh instead (its own defaults:
 #        SCENARIOS "none abs.learned=1.5 attn.nope/flash=1.5 abs.learned=1.2",
-#        OUT build/gate-measure-ab; AB_ARGS narrows the preset)
+#        OUT build/gate-measure-ab; AB_ARGS narrows the preset; a gate whose
+#        OUT/SCENARIO-I.gate.done exists is counted, not run again, so an
+#        interrupted measurement goes on where it stopped)
 #
 # The quick preset takes a few minutes under load, so the default is hours:
 # run it in the background and read OUT/log. docs/compare-and-gate.md has
 # the counts it gave.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# "slower: abs.learned " / "slower: attn.nope flash": how a reason about the target starts.
+reason_prefix() {
+  local target=${1%%=*}
+  if [[ $target == */* ]]; then echo "slower: ${target%%/*} ${target#*/}"; else echo "slower: $target "; fi
+}
 # MODE=ab: the A/B gate instead (scripts/ab-gate.sh, both sides this build,
 # the new side with the scenario's slowdown): RUNS gates per scenario, each
 # with its own rounds (and confirming rounds where the first fail).
@@ -34,16 +41,22 @@ if [[ ${MODE:-} == ab ]]; then
   echo "measure-gate (A/B): per scenario, gates failed (and with only the target named) of $runs:" | tee -a "$out/log"
   for s in "${scenarios[@]}"; do
     failed=0 alone=0
-    target=${s%%=*}
     for ((i = 1; i <= runs; i++)); do
       inject=$s
       [[ $s == none ]] && inject=
-      status=0
-      AB_OUT="$out/${s//\//_}-$i" AB_INJECT=$inject scripts/ab-gate.sh >"$out/${s//\//_}-$i.gate" 2>&1 || status=$?
+      status=0 start=$SECONDS gate="$out/${s//\//_}-$i.gate"
+      if [[ -f $gate.done ]]; then  # a gate an earlier call finished: its exit status
+        status=$(cat "$gate.done")
+      else
+        AB_OUT="$out/${s//\//_}-$i" AB_INJECT=$inject scripts/ab-gate.sh >"$gate" 2>&1 || status=$?
+        echo "$status" >"$gate.done"
+        echo "gate $s $i: exit $status in $((SECONDS - start)) s$(grep -q 'confirming with' "$gate" && echo ', confirmed'), $(grep -c '^slower: ' "$gate" || true) reason(s)" |
+          tee -a "$out/log"
+      fi
       ((status == 1)) || continue
       failed=$((failed + 1))
-      reasons=$(grep '^slower: ' "$out/${s//\//_}-$i.gate" || true)  # not piped into grep -q (pipefail)
-      if [[ $s != none && -n $reasons ]] && ! grep -qv "^slower: ${target%%/*} " <<<"$reasons"; then
+      reasons=$(grep '^slower: ' "$gate" || true)  # not piped into grep -q (pipefail)
+      if [[ $s != none && -n $reasons ]] && ! grep -qv "^$(reason_prefix "$s")" <<<"$reasons"; then
         alone=$((alone + 1))
       fi
     done
@@ -76,12 +89,6 @@ for ((i = 1; i <= runs; i++)); do
     echo "run $s $i: $(($(date +%s) - start)) s, load average $load at the start" | tee -a "$out/log"
   done
 done
-
-# "slower: abs.learned " / "slower: attn.nope flash": how a reason about the target starts.
-reason_prefix() {
-  local target=${1%%=*}
-  if [[ $target == */* ]]; then echo "slower: ${target%%/*} ${target#*/}"; else echo "slower: $target "; fi
-}
 
 echo "measure-gate: per scenario, gates failed (and with only the target named) of $runs:" | tee -a "$out/log"
 for s in "${scenarios[@]}"; do

@@ -2,7 +2,8 @@
 # scripts/ab-gate.sh: bad input exits 2 with one line; a base that is this
 # code passes at once; an unreachable base commit gates no time and says so;
 # a 3x slowdown of one kernel, injected into the new side, fails the gate
-# (in the first rounds and the confirming ones) naming that kernel only.
+# (in the first rounds and the confirming ones, which run that kernel only)
+# naming that kernel only.
 # usage: ab_gate_test.sh SOURCE_DIR PEBENCH WORKDIR
 set -uo pipefail
 src=$1 pebench=$2 work=$3
@@ -30,4 +31,11 @@ out=$(PEBENCH_BASE=$pebench AB_OUT=$work/inject AB_INJECT=abs.learned=3 \
 ((rc == 1)) || { cat "$work/inject.err" >&2; fail "abs.learned 3x slower: exit $rc (want 1), '$out'"; }
 grep -q '^slower: abs.learned ' <<<"$out" || fail "no reason names abs.learned: '$out'"
 if grep -v '^slower: abs.learned ' <<<"$out" | grep -q .; then fail "a reason names another kernel: '$out'"; fi
+# The confirming rounds ran only the kernel the first rounds flagged.
+python3 - "$work"/inject/confirm-*-[0-9]*.json <<'PY' || fail "the confirming rounds ran more than abs.learned"
+import json, sys
+ran = {r["variant"] for f in sys.argv[1:] if f.endswith(".json") for r in json.load(open(f))["results"]}
+print("confirming rounds ran:", sorted(ran))
+sys.exit(0 if sys.argv[1:] and ran == {"abs.learned"} else 1)
+PY
 echo "ab_gate_test: passed (the injected slowdown: $(head -n 1 <<<"$out"))"
