@@ -63,7 +63,7 @@ one_run() {
     "${emulate[@]}" --validate="$run_checks" --no-peak --quiet --benchmark_min_time=0.001 "$@" \
     --out "$report" >"${report%.json}.log" 2>&1
   local rc=$?
-  echo "$(( ($(date +%s%N) - t0) / 1000000000 )) $(awk '{printf "%.1f", $1 + $2}' "$report.cpu" 2>/dev/null || echo 0) $rc" \
+  echo "$(( ($(date +%s%N) - t0) / 1000000000 )) $(awk 'END {printf "%.1f", $1 + $2}' "$report.cpu" 2>/dev/null || echo 0) $rc" \
     >"$report.time"
 }
 for plan in $plans; do
