@@ -21,7 +21,7 @@
 # PEBENCH_AB_VARIANT_THRESHOLD (default 0.25), or one case past
 # 1 + PEBENCH_AB_THRESHOLD (default 0.5), significant by the U test with 5
 # samples a side. Where it fails, AB_CONFIRM_ROUNDS (default 5) more rounds
-# run (of the variants and impls the reasons name) and only the reasons that
+# run (of the variant/impl pairs the reasons name) and only the reasons that
 # both show count. Base cases are rekeyed to
 # the new build's parameters (scripts/rekey-baseline.py: a parameter added
 # since keeps its default); cases only one side has are listed, not gated.
@@ -199,25 +199,25 @@ if ((confirm_rounds == 0)); then
   exit 1
 fi
 # A regression repeats; most noise does not. Where every reason is a
-# `slower:` one, the confirming rounds run only the variants and impls they
-# name (all of those variants' cases, so a variant's median is the same
-# rule): a catch costs a fraction of a second preset (AB_CONFIRM_ALL=1 runs
-# the whole preset again). AB_ARGS's own --variant/--impl give way to them;
-# what they name was run, so it lies inside that selection.
+# `slower:` one, the confirming rounds run only the variant/impl pairs they
+# name (all of each pair's cases, so a variant's median is the same rule),
+# picked by --benchmark_filter over the case names (VARIANT/IMPL/...): a
+# catch costs a fraction of a second preset (AB_CONFIRM_ALL=1 runs the whole
+# preset again). A --benchmark_filter of AB_ARGS gives way to it: what the
+# reasons name was run, so it lies inside that filter.
 if [[ ${AB_CONFIRM_ALL:-0} != 1 && -s $out/ab.reasons ]] && ! grep -qv '^slower: ' "$out/ab.reasons"; then
-  variants=$(awk '{print $2}' "$out/ab.reasons" | sort -u | paste -sd, -)
-  impls=$(awk '{sub(/:$/, "", $3); print $3}' "$out/ab.reasons" | sort -u | paste -sd, -)
+  pairs=$(awk '{sub(/:$/, "", $3); gsub(/\./, "\\.", $2); print $2 "/" $3}' "$out/ab.reasons" | sort -u | paste -sd'|' -)
   kept_args=() skip=0
   for a in ${extra[@]+"${extra[@]}"}; do
     if ((skip)); then skip=0; continue; fi
     case $a in
-      --variant | --impl) skip=1 ;;
-      --variant=* | --impl=*) ;;
+      --benchmark_filter) skip=1 ;;
+      --benchmark_filter=*) ;;
       *) kept_args+=("$a") ;;
     esac
   done
   extra=(${kept_args[@]+"${kept_args[@]}"})
-  sel=(--variant "$variants" --impl "$impls")
+  sel=("--benchmark_filter=^($pairs)/")
 fi
 echo "ab-gate: $(wc -l <"$out/ab.reasons") reason(s); confirming with $confirm_rounds more rounds a side${sel[*]:+ (${sel[*]})}" >&2
 run_rounds confirm $((rounds + 1)) "$confirm_rounds"
