@@ -21,7 +21,9 @@
 # core,sync,best-practices; CI_VALIDATE_GPU_AV_SKIP: a --benchmark_filter
 # regex of the cases GPU-assisted validation leaves out (default: the heavy
 # ones below; "" for none), run with the other checks in a second report,
-# OUTDIR/PLAN.no-gpu-av.json.
+# OUTDIR/PLAN.no-gpu-av.json; CI_VALIDATE_GPU_AV_SMALL: the run options with
+# which FIRE's flash cases run again under GPU-assisted validation alone
+# (OUTDIR/PLAN.gpu-av-small.json; default below; "" for no such run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build/ci-validate}
@@ -44,8 +46,16 @@ checks=${CI_VALIDATE_CHECKS:-all}
 # pass (docs/gpu-readiness.md, "Where GPU-assisted validation's time goes").
 # They still run every other check. CI_VALIDATE_GPU_AV_SKIP overrides it
 # ("" leaves out nothing).
+# FIRE's flash runs under GPU-assisted validation all the same, with its MLP
+# width (FIRE_WIDTH, unrolled per score) 4 instead of 32
+# (CI_VALIDATE_GPU_AV_SMALL): the same index arithmetic, an eighth of the
+# unrolled code, about 20 s a case. abs.conv_grouped has no such knob: at
+# 8 taps instead of 128 it still took 70 s a case (its scalar path, 18
+# channels a group at d_model 288, is what costs).
 heavy='^(attn\.fire/flash|abs\.conv_grouped)/'
 skip=${CI_VALIDATE_GPU_AV_SKIP-$heavy}
+small_cases='^attn\.fire/flash/'
+read -r -a small <<<"${CI_VALIDATE_GPU_AV_SMALL---param mlp_width=4}"
 
 status=0
 start=$SECONDS
@@ -74,13 +84,18 @@ for plan in $plans; do
   reports=("$out/$plan.json")
   rm -f "$out/$plan".*.json
   if [ -n "$skip" ] && [[ ,$plan_checks, == *,all,* || ,$plan_checks, == *,gpu-av,* ]]; then
-    # Two runs: every case but the heavy ones with the checks asked for, the
-    # heavy ones with the rest of them.
+    # Three runs: every case but the heavy ones with the checks asked for;
+    # the heavy ones with the rest of them; FIRE's flash made small, under
+    # GPU-assisted validation.
     rest=$(tr ',' '\n' <<<"$plan_checks" | grep -vx 'gpu-av' | sed 's/^all$/core,sync,best-practices/' | paste -sd, -)
     one_run "$plan" "$plan_checks" "$out/$plan.json" --benchmark_filter="-$skip"
     if [ -n "$rest" ]; then
       reports+=("$out/$plan.no-gpu-av.json")
       one_run "$plan" "$rest" "$out/$plan.no-gpu-av.json" --benchmark_filter="$skip"
+    fi
+    if ((${#small[@]})); then
+      reports+=("$out/$plan.gpu-av-small.json")
+      one_run "$plan" gpu-av "$out/$plan.gpu-av-small.json" --benchmark_filter="$small_cases" "${small[@]}"
     fi
   else
     one_run "$plan" "$plan_checks" "$out/$plan.json"
@@ -111,11 +126,14 @@ for c in cases:
     # interrupted, timeout) fails the step.
     if c["status"] not in ("ok", "unsupported", "skipped") or v.get("errors", 0):
         bad.append(f'{c["variant"]} {c["impl"]} {c["params"].get("dtype", "")}: {c["status"]}: {c.get("reason", "")[:300]}')
-heavy_cases = 0
-if len(paths) > 1 and os.path.exists(paths[1]) and os.path.getsize(paths[1]):  # the heavy cases' run
-    heavy_cases = len(json.load(open(paths[1]))["results"])
+def count(suffix):  # cases in the plan's report named PLAN.SUFFIX.json
+    p = [x for x in paths if x.endswith(f".{suffix}.json")]
+    return len(json.load(open(p[0]))["results"]) if p and os.path.exists(p[0]) and os.path.getsize(p[0]) else 0
 statuses = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
-note = f" ({heavy_cases} without GPU-assisted validation: {skip})" if heavy_cases else ""
+note = ""
+if count("no-gpu-av"):
+    note = f" ({count('no-gpu-av')} without GPU-assisted validation: {skip}"
+    note += f"; {count('gpu-av-small')} of those again under it, made small)" if count("gpu-av-small") else ")"
 print(f"ci-validate-all: {plan} (--validate={checks}): {len(cases)} cases ({statuses}){note}, "
       f"{errors} layer error(s), {len(outside)} warning id(s) outside the allow-list; {wall} s wall, {cpu:.1f} s CPU")
 for k, n in sorted(outside.items()):
