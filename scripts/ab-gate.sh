@@ -31,7 +31,10 @@
 #        scripts/measure-gate.sh), PEBENCH_BASE: a base binary to use as it
 #        is (no build), AB_PRESET (default quick), AB_ARGS: more run options
 #        for both sides (e.g. "--variant abs.*"), AB_CONFIRM_ALL=1: the
-#        confirming rounds run the whole preset, not only what was flagged.
+#        confirming rounds run the whole preset, not only what was flagged;
+#        AB_INTERLEAVE: process (default: a round is one process a side) or
+#        variant (one process a variant and side, the sides alternated
+#        variant by variant; see chunk_filters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pebench=${PEBENCH:-build/pebench}
@@ -44,6 +47,8 @@ die() { echo "ab-gate: $*" >&2; exit 2; }
 [[ $rounds =~ ^[0-9]+$ && $rounds -ge 5 ]] || die "AB_ROUNDS=$rounds: the U test needs at least 5 samples a side"
 [[ $confirm_rounds == 0 || ($confirm_rounds =~ ^[0-9]+$ && $confirm_rounds -ge 5) ]] ||
   die "AB_CONFIRM_ROUNDS=$confirm_rounds: 0 (no confirming run) or at least 5"
+interleave=${AB_INTERLEAVE:-process}
+[[ $interleave == process || $interleave == variant ]] || die "AB_INTERLEAVE=$interleave: process or variant"
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
 mkdir -p "$out"
 
@@ -89,26 +94,82 @@ fi
 [[ -x $base_bin ]] || die "$base_bin: no base binary"
 
 read -r -a extra <<<"${AB_ARGS:-}"
-sel=()  # the confirming rounds' --variant/--impl, where they narrow the preset
+sel_filter=  # the confirming rounds' --benchmark_filter, where it narrows the preset
 inject=()
 [[ -z ${AB_INJECT:-} ]] || inject=(--inject-slowdown "$AB_INJECT")
-one_round() {  # one_round SIDE BINARY FILE
-  local side=$1 bin=$2 file=$3 more=()
+# one_round SIDE BINARY FILE [FILTER]: one repetition of the preset (or the
+# cases FILTER keeps) by BINARY into FILE. A variant the base build lacks
+# matches no case in its own process (AB_INTERLEAVE=variant): no file.
+one_round() {
+  local side=$1 bin=$2 file=$3 filter=${4:-} more=()
   [[ $side == new ]] && more=(${inject[@]+"${inject[@]}"})
+  [[ -n $filter ]] && more+=("--benchmark_filter=$filter")
   "$bin" run --preset "${AB_PRESET:-quick}" --benchmark_repetitions=1 --no-validate --no-peak --quiet \
-    ${extra[@]+"${extra[@]}"} ${sel[@]+"${sel[@]}"} ${more[@]+"${more[@]}"} --out "$file.tmp" >/dev/null 2>"$file.err" || true
-  [[ -s $file.tmp ]] || die "the $side binary wrote no report ($file.err: $(tail -n 1 "$file.err"))"
+    ${extra[@]+"${extra[@]}"} ${more[@]+"${more[@]}"} --out "$file.tmp" >/dev/null 2>"$file.err" || true
+  if [[ ! -s $file.tmp ]]; then
+    rm -f "$file.tmp"
+    [[ $interleave == variant ]] && grep -q "matches no case" "$file.err" && return 0
+    die "the $side binary wrote no report ($file.err: $(tail -n 1 "$file.err"))"
+  fi
   mv "$file.tmp" "$file"
 }
-# run_rounds TAG FIRST N: N rounds, A B B A from round FIRST on.
+# chunk_filters: the --benchmark_filter of each process a round runs a side,
+# one a line: AB_INTERLEAVE=process (default) one process for everything
+# (the confirming rounds' filter, or none); =variant one process a variant,
+# its impls named, so that the two builds run each variant seconds apart
+# and a machine that changes speed for tens of seconds at a time slows both.
+chunk_filters() {
+  if [[ $interleave == process ]]; then
+    echo "$sel_filter"
+    return
+  fi
+  "$pebench" run --preset "${AB_PRESET:-quick}" ${extra[@]+"${extra[@]}"} ${sel_filter:+"--benchmark_filter=$sel_filter"} \
+    --benchmark_list_tests 2>/dev/null | python3 -c '
+import re, sys
+impls = {}
+for name in sys.stdin:
+    parts = name.strip().split("/")
+    if len(parts) >= 2 and parts[1] not in impls.setdefault(parts[0], []):
+        impls[parts[0]].append(parts[1])
+for variant, names in impls.items():
+    print("^" + re.escape(variant) + "/(" + "|".join(map(re.escape, names)) + ")/")'
+}
+# merge OUT PARTS...: one round's report of a side from its processes' reports.
+merge() {
+  python3 - "$@" <<'PY'
+import json, os, sys
+out, parts = sys.argv[1], [p for p in sys.argv[2:] if os.path.exists(p)]
+if not parts:
+    sys.exit(f"ab-gate: no report for {out}")
+merged = json.load(open(parts[0]))
+for p in parts[1:]:
+    merged["results"] += json.load(open(p))["results"]
+with open(out + ".tmp", "w") as f:
+    json.dump(merged, f)
+os.replace(out + ".tmp", out)
+PY
+}
+# run_rounds TAG FIRST N: N rounds, A B B A from round FIRST on (and from
+# one process to the next within a round).
 run_rounds() {
-  local tag=$1 first=$2 n=$3 i
+  local tag=$1 first=$2 n=$3 i k f filters=()
+  mapfile -t filters < <(chunk_filters)
+  ((${#filters[@]})) || die "the selection lists no case"
+  mkdir -p "$out/parts"
   for ((i = first; i < first + n; i++)); do
-    if ((i % 2)); then
-      one_round base "$base_bin" "$out/$tag-base-$i.json"; one_round new "$pebench" "$out/$tag-new-$i.json"
-    else
-      one_round new "$pebench" "$out/$tag-new-$i.json"; one_round base "$base_bin" "$out/$tag-base-$i.json"
-    fi
+    rm -f "$out/parts/$tag"-*-"$i"-*.json
+    for k in "${!filters[@]}"; do
+      f=${filters[$k]}
+      if (((i + k) % 2)); then
+        one_round base "$base_bin" "$out/parts/$tag-base-$i-$k.json" "$f"
+        one_round new "$pebench" "$out/parts/$tag-new-$i-$k.json" "$f"
+      else
+        one_round new "$pebench" "$out/parts/$tag-new-$i-$k.json" "$f"
+        one_round base "$base_bin" "$out/parts/$tag-base-$i-$k.json" "$f"
+      fi
+    done
+    merge "$out/$tag-base-$i.json" "$out/parts/$tag-base-$i"-*.json || die "round $i: the base wrote no report"
+    merge "$out/$tag-new-$i.json" "$out/parts/$tag-new-$i"-*.json || die "round $i: the new build wrote no report"
   done
 }
 # pool OUT FILES...: one report of every case's samples from all FILES.
@@ -186,7 +247,7 @@ gate() {
 }
 
 start=$SECONDS
-rm -f "$out"/ab-*.json "$out"/confirm-*.json
+rm -rf "$out"/ab-*.json "$out"/confirm-*.json "$out/parts"
 run_rounds ab 1 "$rounds"
 pool_sides ab
 echo "ab-gate: $rounds rounds a side in $((SECONDS - start)) s (base: $base_bin)" >&2
@@ -217,9 +278,9 @@ if [[ ${AB_CONFIRM_ALL:-0} != 1 && -s $out/ab.reasons ]] && ! grep -qv '^slower:
     esac
   done
   extra=(${kept_args[@]+"${kept_args[@]}"})
-  sel=("--benchmark_filter=^($pairs)/")
+  sel_filter="^($pairs)/"
 fi
-echo "ab-gate: $(wc -l <"$out/ab.reasons") reason(s); confirming with $confirm_rounds more rounds a side${sel[*]:+ (${sel[*]})}" >&2
+echo "ab-gate: $(wc -l <"$out/ab.reasons") reason(s); confirming with $confirm_rounds more rounds a side${sel_filter:+ (--benchmark_filter=$sel_filter)}" >&2
 run_rounds confirm $((rounds + 1)) "$confirm_rounds"
 pool_sides confirm
 gate confirm || true

@@ -38,4 +38,18 @@ ran = {r["variant"] for f in sys.argv[1:] if f.endswith(".json") for r in json.l
 print("confirming rounds ran:", sorted(ran))
 sys.exit(0 if sys.argv[1:] and ran == {"abs.learned"} else 1)
 PY
+out=$(AB_INTERLEAVE=case PEBENCH_BASE=$pebench AB_OUT=$work/x scripts/ab-gate.sh 2>&1); rc=$?
+((rc == 2)) && [[ $out == *"AB_INTERLEAVE=case"* ]] || fail "AB_INTERLEAVE=case: exit $rc, '$out'"
+# One process a variant and side: the same catch, from two processes a round.
+out=$(AB_INTERLEAVE=variant PEBENCH_BASE=$pebench AB_OUT=$work/variant AB_INJECT=abs.learned=3 \
+  AB_ARGS="--variant abs.learned,abs.sinusoidal --seq 128,1024" scripts/ab-gate.sh 2>"$work/variant.err"); rc=$?
+((rc == 1)) || { cat "$work/variant.err" >&2; fail "AB_INTERLEAVE=variant, abs.learned 3x slower: exit $rc (want 1), '$out'"; }
+grep -q '^slower: abs.learned ' <<<"$out" || fail "AB_INTERLEAVE=variant: no reason names abs.learned: '$out'"
+if grep -v '^slower: abs.learned ' <<<"$out" | grep -q .; then fail "AB_INTERLEAVE=variant: a reason names another kernel: '$out'"; fi
+n=$(ls "$work"/variant/parts/ab-new-1-*.json | wc -l)
+((n == 2)) || fail "AB_INTERLEAVE=variant: round 1 ran $n processes a side, want 2 (one a variant)"
+python3 - "$work"/variant/ab-new-1.json <<'PY' || fail "AB_INTERLEAVE=variant: round 1's report lacks a variant"
+import json, sys
+sys.exit(0 if {r["variant"] for r in json.load(open(sys.argv[1]))["results"]} == {"abs.learned", "abs.sinusoidal"} else 1)
+PY
 echo "ab_gate_test: passed (the injected slowdown: $(head -n 1 <<<"$out"))"
