@@ -157,7 +157,6 @@ run_rounds() {
   ((${#filters[@]})) || die "the selection lists no case"
   mkdir -p "$out/parts"
   for ((i = first; i < first + n; i++)); do
-    rm -f "$out/parts/$tag"-*-"$i"-*.json
     for k in "${!filters[@]}"; do
       f=${filters[$k]}
       if (((i + k) % 2)); then
@@ -168,8 +167,8 @@ run_rounds() {
         one_round base "$base_bin" "$out/parts/$tag-base-$i-$k.json" "$f"
       fi
     done
-    merge "$out/$tag-base-$i.json" "$out/parts/$tag-base-$i"-*.json || die "round $i: the base wrote no report"
-    merge "$out/$tag-new-$i.json" "$out/parts/$tag-new-$i"-*.json || die "round $i: the new build wrote no report"
+    merge "$out/$tag-base-$i.json" "$out/parts/$tag-base-$i"-*.json || exit 2
+    merge "$out/$tag-new-$i.json" "$out/parts/$tag-new-$i"-*.json || exit 2
   done
 }
 # pool OUT FILES...: one report of every case's samples from all FILES.

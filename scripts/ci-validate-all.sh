@@ -103,7 +103,7 @@ for plan in $plans; do
   python3 - "$plan" "$plan_checks" "$skip" "${reports[@]}" <<'PY' || status=1
 import json, os, sys
 plan, checks, skip, paths = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-cases, wall, cpu, missing = [], 0, 0.0, []
+cases, wall, cpu, missing, count = [], 0, 0.0, [], {}
 for path in paths:
     w, c, rc = (open(path + ".time").read().split() + ["0", "0", "?"])[:3]
     wall, cpu = wall + int(w), cpu + float(c)
@@ -114,8 +114,10 @@ for path in paths:
         if not (rc == "2" and last and "matches no case" in last[0]):
             missing.append(f"{path}: no report (pebench exit {rc}): {last[0] if last else ''}")
         continue
-    cases += json.load(open(path))["results"]
-by_status, bad, errors, outside, heavy = {}, [], 0, {}, 0
+    results = json.load(open(path))["results"]
+    count[path.rsplit("/", 1)[-1][len(plan) + 1:-5]] = len(results)  # PLAN.SUFFIX.json -> SUFFIX
+    cases += results
+by_status, bad, errors, outside = {}, [], 0, {}
 for c in cases:
     by_status[c["status"]] = by_status.get(c["status"], 0) + 1
     v = c.get("vk_validation") or {}
@@ -126,14 +128,11 @@ for c in cases:
     # interrupted, timeout) fails the step.
     if c["status"] not in ("ok", "unsupported", "skipped") or v.get("errors", 0):
         bad.append(f'{c["variant"]} {c["impl"]} {c["params"].get("dtype", "")}: {c["status"]}: {c.get("reason", "")[:300]}')
-def count(suffix):  # cases in the plan's report named PLAN.SUFFIX.json
-    p = [x for x in paths if x.endswith(f".{suffix}.json")]
-    return len(json.load(open(p[0]))["results"]) if p and os.path.exists(p[0]) and os.path.getsize(p[0]) else 0
 statuses = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
 note = ""
-if count("no-gpu-av"):
-    note = f" ({count('no-gpu-av')} without GPU-assisted validation: {skip}"
-    note += f"; {count('gpu-av-small')} of those again under it, made small)" if count("gpu-av-small") else ")"
+if count.get("no-gpu-av"):
+    note = f" ({count['no-gpu-av']} without GPU-assisted validation: {skip}"
+    note += f"; {count['gpu-av-small']} of those again under it, made small)" if count.get("gpu-av-small") else ")"
 print(f"ci-validate-all: {plan} (--validate={checks}): {len(cases)} cases ({statuses}){note}, "
       f"{errors} layer error(s), {len(outside)} warning id(s) outside the allow-list; {wall} s wall, {cpu:.1f} s CPU")
 for k, n in sorted(outside.items()):
