@@ -165,9 +165,9 @@ done
 run_queue
 phase1=$((SECONDS - start))
 
-# Phase 2: the heavy cases under GPU-assisted validation, in the order
-# select_heavy writes (changed first, then the rotation), each in its own
-# run, started while the budget lasts.
+# Phase 2: the heavy cases under GPU-assisted validation, in the order the
+# python below writes to OUTDIR/gpu-av-heavy.order (changed first, then the
+# rotation), each in its own run, started while the budget lasts.
 order=$out/gpu-av-heavy.order
 rm -f "$order" "$out"/*.gpu-av-heavy-*
 if ((${#av_plans[@]})) && [ "$budget" != 0 ]; then
