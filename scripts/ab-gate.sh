@@ -11,7 +11,8 @@
 # The base commit is BASELINE's `baseline.commit` (default baseline:
 # reports/baselines/lavapipe-quick.json; env AB_BASE_COMMIT overrides). It is
 # built into build-base/ (its own worktree and build folder, the pebench
-# target only; reused when build-base/pebench.commit names the commit). Then
+# target only; reused when build-base/pebench.commit names the commit; its
+# SPIR-V copied from this build where its shaders are this tree's). Then
 # the quick preset runs AB_ROUNDS times (default 5) with each binary, one
 # repetition a process, alternated A B B A A B ... so that load drifts fall
 # on both sides alike, without validation (ci-gate.sh checks correctness).
@@ -83,12 +84,28 @@ if [[ -z $base_bin ]]; then
     rm -rf build-base
     git worktree prune
     git worktree add --detach --force build-base/src "$full" >/dev/null 2>&1 || die "git worktree add $full failed"
-    cmake -S build-base/src -B build-base/build -DCMAKE_BUILD_TYPE=Release >build-base/configure.log 2>&1 ||
+    # Where the base's shaders, and what makes SPIR-V of them, are this
+    # tree's, its build copies the new build's SPIR-V instead of running
+    # glslc (PEBENCH_SPIRV_FROM, cmake/Shaders.cmake): the same words, so
+    # lavapipe also finds the base's pipelines in Mesa's shader cache.
+    spirv_from=()
+    new_spirv=$(dirname "$pebench")/generated/spirv
+    if [[ -d $new_spirv ]] &&
+      git diff --quiet "$full" -- shaders cmake/Shaders.cmake cmake/spirv_strip_debug.py 2>/dev/null &&
+      [[ -z $(git ls-files --others --exclude-standard -- shaders) ]]; then
+      spirv_from=("-DPEBENCH_SPIRV_FROM=$(cd "$new_spirv" && pwd)")
+    fi
+    # (A base that cannot take the copy, e.g. one that has no
+    # PEBENCH_SPIRV_FROM yet or wants a file the copy lacks, builds its own.)
+    cmake -S build-base/src -B build-base/build -DCMAKE_BUILD_TYPE=Release ${spirv_from[@]+"${spirv_from[@]}"} \
+      >build-base/configure.log 2>&1 ||
+      { ((${#spirv_from[@]})) && spirv_from=() && rm -rf build-base/build &&
+        cmake -S build-base/src -B build-base/build -DCMAKE_BUILD_TYPE=Release >build-base/configure.log 2>&1; } ||
       die "configuring the base commit failed (build-base/configure.log)"
     cmake --build build-base/build --target pebench -j"$(nproc)" >build-base/build.log 2>&1 ||
       die "building the base commit failed (build-base/build.log)"
     echo "$full" >build-base/pebench.commit
-    echo "ab-gate: built the base commit ${full:0:12} in $((SECONDS - start)) s" >&2
+    echo "ab-gate: built the base commit ${full:0:12} in $((SECONDS - start)) s${spirv_from[*]:+ (the same shaders as this tree: SPIR-V copied, not compiled)}" >&2
   fi
 fi
 [[ -x $base_bin ]] || die "$base_bin: no base binary"

@@ -3,7 +3,8 @@
 # code passes at once; an unreachable base commit gates no time and says so;
 # a 3x slowdown of one kernel, injected into the new side, fails the gate
 # (in the first rounds and the confirming ones, which run that kernel only)
-# naming that kernel only.
+# naming that kernel only; the base build copies this build's SPIR-V where
+# the base's shaders are this tree's, and only there.
 # usage: ab_gate_test.sh SOURCE_DIR PEBENCH WORKDIR
 set -uo pipefail
 src=$1 pebench=$2 work=$3
@@ -52,4 +53,41 @@ python3 - "$work"/variant/ab-new-1.json <<'PY' || fail "AB_INTERLEAVE=variant: r
 import json, sys
 sys.exit(0 if {r["variant"] for r in json.load(open(sys.argv[1]))["results"]} == {"abs.learned", "abs.sinusoidal"} else 1)
 PY
+# The base build: where the base's shaders are this tree's, it copies the new
+# build's SPIR-V (PEBENCH_SPIRV_FROM) instead of running glslc; after a shader
+# changed, it compiles its own. In a clone whose HEAD changes src only over
+# its parent (the base), with this tree's ab-gate.sh and a stand-in cmake
+# that records its arguments and "builds" the real binary.
+repo=$work/repo
+git clone -q --shared "$src" "$repo" || fail "git clone $src"
+cp scripts/ab-gate.sh "$repo/scripts/ab-gate.sh"
+echo "// ab_gate_test: a src change" >>"$repo/src/cli/main.cc"
+git -C "$repo" -c user.name=t -c user.email=t@t commit -qam "src change" || fail "commit in the clone"
+mkdir -p "$work/stub" "$work/new/generated/spirv"
+ln -sf "$(readlink -f "$pebench")" "$work/new/pebench"
+cat >"$work/stub/cmake" <<STUB
+#!/usr/bin/env bash
+echo "\$*" >>"$work/cmake.args"
+while ((\$#)); do
+  case \$1 in
+    -B) mkdir -p "\$2"; shift ;;
+    --build) mkdir -p "\$2" && ln -sf "$(readlink -f "$pebench")" "\$2/pebench"; shift ;;
+  esac
+  shift
+done
+STUB
+chmod +x "$work/stub/cmake"
+base_build() {  # NAME: the gate in the clone, base = the clone's HEAD~1, abs.learned f32 at seq 128 only
+  rm -rf "$repo/build-base" "$work/cmake.args"
+  (cd "$repo" && PATH=$work/stub:$PATH PEBENCH=$work/new/pebench AB_BASE_COMMIT=HEAD~1 AB_OUT=$work/$1 \
+    AB_CONFIRM_ROUNDS=0 AB_ARGS="--variant abs.learned --seq 128 --dtype f32" scripts/ab-gate.sh >/dev/null 2>"$work/$1.err")
+  grep -q -- "-S build-base/src" "$work/cmake.args" || fail "$1: the base was not configured: $(cat "$work/cmake.args" "$work/$1.err")"
+}
+base_build same-shaders
+grep -q -- "-DPEBENCH_SPIRV_FROM=$work/new/generated/spirv" "$work/cmake.args" ||
+  fail "same shaders: the base build compiles its own SPIR-V: $(cat "$work/cmake.args")"
+grep -q "SPIR-V copied" "$work/same-shaders.err" || fail "same shaders: no line says the SPIR-V was copied"
+echo "// ab_gate_test: a shader change" >>"$repo/shaders/abs/abs_learned.comp"
+base_build changed-shader
+if grep -q -- "PEBENCH_SPIRV_FROM" "$work/cmake.args"; then fail "a changed shader: the base build copies this tree's SPIR-V"; fi
 echo "ab_gate_test: passed (the injected slowdown: $(head -n 1 <<<"$out"))"
