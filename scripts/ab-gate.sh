@@ -97,10 +97,11 @@ if [[ -z $base_bin ]]; then
     fi
     # (A base that cannot take the copy, e.g. one that has no
     # PEBENCH_SPIRV_FROM yet or wants a file the copy lacks, builds its own.)
-    cmake -S build-base/src -B build-base/build -DCMAKE_BUILD_TYPE=Release ${spirv_from[@]+"${spirv_from[@]}"} \
-      >build-base/configure.log 2>&1 ||
-      { ((${#spirv_from[@]})) && spirv_from=() && rm -rf build-base/build &&
-        cmake -S build-base/src -B build-base/build -DCMAKE_BUILD_TYPE=Release >build-base/configure.log 2>&1; } ||
+    configure_base() {
+      cmake -S build-base/src -B build-base/build -DCMAKE_BUILD_TYPE=Release "$@" >build-base/configure.log 2>&1
+    }
+    configure_base ${spirv_from[@]+"${spirv_from[@]}"} ||
+      { ((${#spirv_from[@]})) && spirv_from=() && rm -rf build-base/build && configure_base; } ||
       die "configuring the base commit failed (build-base/configure.log)"
     cmake --build build-base/build --target pebench -j"$(nproc)" >build-base/build.log 2>&1 ||
       die "building the base commit failed (build-base/build.log)"
